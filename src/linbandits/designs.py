@@ -1,0 +1,246 @@
+"""Optimal experimental designs over a finite arm set.
+
+`design(X, Y)` minimises max_{y in Y} y^T A(lam)^{-1} y over the simplex,
+A(lam) = X^T diag(lam) X (spec A). Two solvers:
+
+- `frank_wolfe_designs`: the published Frank-Wolfe (uniform start, 999 steps
+  of size 0.5/(k+2), value read at the start of the last step), batched over
+  many designs at once. Every quantity it needs is an entry of
+  Q = X A^{-1} X^T, so it never inverts A after the start: a step
+  lam <- (1-eta) lam + eta e_k is a rank-one (Sherman-Morrison) update of Q.
+  That makes one step O(K^2) instead of O(d^3) and lets a whole batch of
+  designs share each numpy call.
+- `exact_design`: the same problem as a convex program solved by cvxpy,
+  used as a cross-check and as the `design=exact` option.
+
+`DesignCache` memoises designs by active set (a bitmask over the arms): a
+design depends only on the arm matrix and the set, so every trial of a run
+shares one solve per distinct set.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+FW_ITERATIONS = 999
+# Q drifts from X A^{-1} X^T by rounding as rank-one updates accumulate;
+# recomputing it from lam every so often keeps it at machine precision.
+_REFRESH_EVERY = 100
+
+
+def _q_matrix(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """Q = X pinv(X^T diag(lam) X) X^T for a stack of designs lam (B x K);
+    X is one K x d matrix or one per design (B x K x d)."""
+    if X.ndim == 2:
+        A = np.einsum("bk,ki,kj->bij", lam, X, X)
+        return np.einsum("ki,bij,lj->bkl", X, np.linalg.pinv(A, hermitian=True), X)
+    A = np.einsum("bk,bki,bkj->bij", lam, X, X)
+    return np.einsum("bki,bij,blj->bkl", X, np.linalg.pinv(A, hermitian=True), X)
+
+
+def frank_wolfe_designs(X, sets, kind: str = "xy", iterations: int = FW_ITERATIONS):
+    """Frank-Wolfe designs for a batch of active sets over the arms of X.
+
+    X: K x d arm matrix, or B x K x d (one arm matrix per design, all of
+    the same shape: never zero-padded, so a design's arithmetic is the same
+    whichever batch it is solved in). sets: B x K boolean, row b the set S_b.
+    kind "xy": Y = {x_a - x_b : a, b in S} (the transductive XY design);
+    kind "g": Y = {x_a : a in S}, support restricted to S (the G-optimal
+    design of the arms in S).
+    Returns (lam B x K, value B). A set with fewer than two arms under "xy"
+    has no direction to estimate: the uniform design and value 0 (spec A).
+    """
+    X = np.asarray(X, dtype=float)
+    sets = np.atleast_2d(np.asarray(sets, dtype=bool))
+    B, K = sets.shape
+    if kind == "g":
+        support = sets
+    elif kind == "xy":
+        support = np.ones_like(sets)
+    else:
+        raise ValueError(f"kind must be 'xy' or 'g', got {kind!r}")
+    lam = support / support.sum(axis=1, keepdims=True)
+    values = np.zeros(B)
+    if kind == "xy":
+        live = sets.sum(axis=1) >= 2
+    else:
+        live = np.ones(B, dtype=bool)
+    if not live.any() or iterations < 1:
+        return lam, values
+    X_live = X if X.ndim == 2 else X[live]
+    lam_live, values_live = _frank_wolfe_loop(X_live, lam[live], sets[live], support[live], kind, iterations)
+    lam[live] = lam_live
+    values[live] = values_live
+    return lam, values
+
+
+def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
+    B, K = sets.shape
+    rows = np.arange(B)
+    Q = _q_matrix(X, lam)
+    if kind == "xy":
+        pair_ok = sets[:, :, None] & sets[:, None, :]
+    not_support = ~support
+    value = np.zeros(B)
+    for count in range(1, iterations + 1):
+        if count % _REFRESH_EVERY == 0:
+            Q = _q_matrix(X, lam)
+        diag = np.diagonal(Q, axis1=1, axis2=2)
+        if kind == "xy":
+            rho = diag[:, :, None] + diag[:, None, :] - 2.0 * Q
+            rho = np.where(pair_ok, rho, -np.inf).reshape(B, K * K)
+            flat = np.argmax(rho, axis=1)
+            value = rho[rows, flat]
+            a, b = np.divmod(flat, K)
+            g = (Q[rows, a, :] - Q[rows, b, :]) ** 2
+        else:
+            rho = np.where(sets, diag, -np.inf)
+            a = np.argmax(rho, axis=1)
+            value = rho[rows, a]
+            g = Q[rows, a, :] ** 2
+        g = np.where(not_support, -np.inf, g)
+        k = np.argmax(g, axis=1)
+        eta = 0.5 / (count + 2)
+        lam *= 1.0 - eta
+        lam[rows, k] += eta
+        # Sherman-Morrison on A' = (1-eta)(A + eta' x_k x_k^T), eta' = eta/(1-eta)
+        eta_r = eta / (1.0 - eta)
+        q = Q[rows, :, k]
+        c = eta_r / (1.0 + eta_r * Q[rows, k, k])
+        Q = (Q - c[:, None, None] * q[:, :, None] * q[:, None, :]) / (1.0 - eta)
+    return lam, value
+
+
+def exact_design(X, active, kind: str = "xy"):
+    """The optimal design by convex optimisation (cvxpy), for one set.
+
+    minimise t  s.t.  y^T A(lam)^{-1} y <= t for every y, lam in the simplex;
+    each constraint is a matrix-fractional function, jointly convex in
+    (lam, t), so this is an SDP solved to high accuracy.
+    """
+    import cvxpy as cp
+
+    X = np.asarray(X, dtype=float)
+    active = np.asarray(active, dtype=bool)
+    K, d = X.shape
+    idx = np.flatnonzero(active)
+    support = active if kind == "g" else np.ones(K, dtype=bool)
+    if kind == "xy":
+        if idx.size < 2:
+            return np.full(K, 1.0 / K), 0.0
+        Y = np.array([X[a] - X[b] for i, a in enumerate(idx) for b in idx[i + 1:]])
+    else:
+        Y = X[idx]
+    # Directions that differ only in sign give the same constraint.
+    Y = np.unique(np.round(Y, 12), axis=0)
+    sup = np.flatnonzero(support)
+    lam = cp.Variable(sup.size, nonneg=True)
+    A = sum(lam[j] * np.outer(X[k], X[k]) for j, k in enumerate(sup))
+    A = (A + A.T) / 2
+    t = cp.Variable()
+    cons = [cp.sum(lam) == 1] + [cp.matrix_frac(y, A) <= t for y in Y]
+    prob = cp.Problem(cp.Minimize(t), cons)
+    prob.solve(solver=cp.CLARABEL)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"cvxpy could not solve the design problem: {prob.status}")
+    out = np.zeros(K)
+    out[sup] = np.clip(lam.value, 0.0, None)
+    out /= out.sum()
+    # Report the value of the returned design, evaluated exactly.
+    A_inv = np.linalg.pinv(X.T @ (out[:, None] * X))
+    return out, float(np.max(np.einsum("yi,ij,yj->y", Y, A_inv, Y)))
+
+
+def masks_to_keys(masks: np.ndarray) -> np.ndarray:
+    """Boolean B x K active sets -> int64 bitmasks (bit k = arm k)."""
+    masks = np.asarray(masks, dtype=bool)
+    K = masks.shape[-1]
+    if K > 62:
+        raise ValueError(f"active-set keys support at most 62 arms, got {K}")
+    return (masks.astype(np.int64) << np.arange(K, dtype=np.int64)).sum(axis=-1)
+
+
+def keys_to_masks(keys, K: int) -> np.ndarray:
+    keys = np.asarray(keys, dtype=np.int64)
+    return ((keys[..., None] >> np.arange(K, dtype=np.int64)) & 1).astype(bool)
+
+
+class DesignCache:
+    """Designs of one arm matrix, memoised by active set.
+
+    solver "frank_wolfe" (the published method) or "exact" (cvxpy). Misses
+    are solved together in one batched Frank-Wolfe run; each design's
+    arithmetic touches only its own slice of the batch, so a design does not
+    depend on which other sets were solved with it.
+    """
+
+    def __init__(self, X, solver: str = "frank_wolfe", iterations: int = FW_ITERATIONS,
+                 batch_size: int = 256):
+        if solver not in ("frank_wolfe", "exact"):
+            raise ValueError(f"solver must be 'frank_wolfe' or 'exact', got {solver!r}")
+        self.X = np.asarray(X, dtype=float)
+        self.K = self.X.shape[0]
+        self.solver = solver
+        self.iterations = iterations
+        self.batch_size = batch_size
+        self._xy: dict[int, tuple[np.ndarray, float]] = {}
+        self._g: tuple[np.ndarray, float] | None = None
+        self.solves = 0
+
+    def g(self):
+        """The G-optimal design over all arms, and its value (about d)."""
+        if self._g is None:
+            everything = np.ones((1, self.K), dtype=bool)
+            lam, val = self._solve(everything, "g")
+            self._g = (lam[0], float(val[0]))
+        return self._g
+
+    def xy(self, keys):
+        """XY designs for an array of set keys: (lam n x K, value n)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        flat = keys.ravel()
+        missing = [int(k) for k in np.unique(flat) if int(k) not in self._xy]
+        for i in range(0, len(missing), self.batch_size):
+            chunk = np.array(missing[i:i + self.batch_size], dtype=np.int64)
+            lam, val = self._solve(keys_to_masks(chunk, self.K), "xy")
+            for key, l, v in zip(chunk.tolist(), lam, val):
+                self._xy[key] = (l, float(v))
+        lam = np.array([self._xy[int(k)][0] for k in flat]).reshape(keys.shape + (self.K,))
+        val = np.array([self._xy[int(k)][1] for k in flat]).reshape(keys.shape)
+        return lam, val
+
+    def xy_value(self, keys):
+        return self.xy(keys)[1]
+
+    def _solve(self, masks, kind):
+        self.solves += len(masks)
+        if self.solver == "exact":
+            out = [exact_design(self.X, m, kind) for m in masks]
+            return np.array([o[0] for o in out]), np.array([o[1] for o in out])
+        return frank_wolfe_designs(self.X, masks, kind, self.iterations)
+
+
+def n_epochs(cache: DesignCache) -> int:
+    """ceil(log2 rho(all arms)), at least 1: the epoch count of spec A."""
+    _, rho = cache.xy(np.array([(1 << cache.K) - 1], dtype=np.int64))
+    return max(1, math.ceil(math.log2(rho[0]))) if rho[0] > 1 else 1
+
+
+def efficient_rounding(w: np.ndarray, N: int) -> np.ndarray:
+    """Round a design w to N integer pulls (spec B, Peace's rounding)."""
+    w = np.asarray(w, dtype=float)
+    support = w > 0
+    p = int(support.sum())
+    n = np.zeros(w.shape, dtype=np.int64)
+    n[support] = np.ceil((N - p / 2.0) * w[support]).astype(np.int64)
+    n = np.maximum(n, 0)
+    ws = np.where(support, w, np.nan)
+    while n.sum() != N:
+        if n.sum() < N:
+            k = int(np.nanargmin(n / ws))
+            n[k] += 1
+        else:
+            k = int(np.nanargmax(np.where(n > 0, (n - 1) / ws, np.nan)))
+            n[k] -= 1
+    return n

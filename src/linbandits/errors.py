@@ -1,0 +1,14 @@
+"""One exception type for every mistake a user can make.
+
+The CLI and the pipeline catch `UserError` and print its message alone (no
+traceback): the message must name the problem and say how to fix it.
+"""
+
+
+class UserError(Exception):
+    """Bad input from the user: config, instance file, data files, names."""
+
+
+def unknown_name(kind: str, name: str, valid) -> UserError:
+    valid = sorted(valid)
+    return UserError(f"unknown {kind} {name!r}; valid {kind}s are: {', '.join(valid)}")
