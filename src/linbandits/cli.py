@@ -159,29 +159,45 @@ def build_parser() -> argparse.ArgumentParser:
     inst.add_argument("--summary", required=True)
     inst.set_defaults(func=cmd_instance)
 
-    for name, register in _plugins():
-        register(sub)
+    for name, (module, _) in DELEGATED.items():
+        sub.add_parser(name, add_help=False, help=DELEGATED[name][1])
     return parser
 
 
-def _plugins():
-    """Subcommands contributed by other modules (tables, figures, studies, data sets)."""
+# Subcommands implemented elsewhere, imported only when used: they pull in
+# pandas, matplotlib and scipy, which `simulate` should not pay for.
+DELEGATED = {
+    "aggregate": ("linbandits.tables:main_aggregate", "aggregate trial chunks into a table"),
+    "figure": ("linbandits.plotting:main_figure", "draw a figure from tables"),
+    "claims": ("linbandits.fidelity:main_claims", "check the paper's claims on the tables"),
+    "yahoo-synthetic": ("linbandits.yahoo.cli", "write a synthetic stand-in corpus in the R6A format"),
+    "yahoo-check": ("linbandits.yahoo.cli", "check the seven R6A day files"),
+    "yahoo-parse": ("linbandits.yahoo.cli", "parse one R6A day into features"),
+    "yahoo-qc": ("linbandits.yahoo.cli", "merge per-day QC counts"),
+    "yahoo-instance": ("linbandits.yahoo.cli", "PCA, ridge fits and arm set -> instance file"),
+}
+
+
+def run_delegated(argv) -> int:
     import importlib
 
-    for module in ("linbandits.tables", "linbandits.plotting", "linbandits.yahoo.cli",
-                   "linbandits.fidelity"):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module:
-                continue
-            raise
-        if hasattr(mod, "add_subcommands"):
-            yield module, mod.add_subcommands
+    name, rest = argv[0], argv[1:]
+    target = DELEGATED[name][0]
+    if ":" in target:
+        module, func = target.split(":")
+        return getattr(importlib.import_module(module), func)(rest) or 0
+    mod = importlib.import_module(target)
+    parser = argparse.ArgumentParser(prog="linbandits")
+    mod.add_subcommands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args) or 0
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if argv and argv[0] in DELEGATED:
+            return run_delegated(argv)
         parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(args)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 FW_ITERATIONS = 999
@@ -76,40 +77,71 @@ def frank_wolfe_designs(X, sets, kind: str = "xy", iterations: int = FW_ITERATIO
 
 
 def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
-    B, K = sets.shape
-    rows = np.arange(B)
     Q = _q_matrix(X, lam)
-    if kind == "xy":
-        pair_ok = sets[:, :, None] & sets[:, None, :]
-    not_support = ~support
-    value = np.zeros(B)
+    Xs = np.broadcast_to(X, (len(lam),) + X.shape[-2:]) if X.ndim == 2 else X
+    value = np.zeros(len(lam))
+    for b in range(len(lam)):
+        # Contiguous copies: one compiled signature serves every caller.
+        lam_b = np.ascontiguousarray(lam[b])
+        value[b] = _fw_one(np.ascontiguousarray(Xs[b]), np.ascontiguousarray(Q[b]), lam_b,
+                           np.ascontiguousarray(sets[b]), np.ascontiguousarray(support[b]),
+                           kind == "xy", iterations, _REFRESH_EVERY)
+        lam[b] = lam_b
+    return lam, value
+
+
+@numba.njit(cache=True)
+def _fw_one(X, Q, lam, active, support, pairs, iterations, refresh):  # pragma: no cover - compiled
+    """Frank-Wolfe for one design, in place on lam and Q; returns the value
+    read at the start of the last iteration (spec A)."""
+    K = lam.shape[0]
+    value = 0.0
+    g = np.empty(K)
     for count in range(1, iterations + 1):
-        if count % _REFRESH_EVERY == 0:
-            Q = _q_matrix(X, lam)
-        diag = np.diagonal(Q, axis1=1, axis2=2)
-        if kind == "xy":
-            rho = diag[:, :, None] + diag[:, None, :] - 2.0 * Q
-            rho = np.where(pair_ok, rho, -np.inf).reshape(B, K * K)
-            flat = np.argmax(rho, axis=1)
-            value = rho[rows, flat]
-            a, b = np.divmod(flat, K)
-            g = (Q[rows, a, :] - Q[rows, b, :]) ** 2
+        if count % refresh == 0:
+            A = (X.T * lam) @ X
+            Q[:, :] = X @ np.linalg.pinv(A) @ X.T
+        # y* = argmax_y y^T A^-1 y, first maximum in (a, b) order
+        best = -np.inf
+        ya = 0
+        yb = 0
+        if pairs:
+            for a in range(K):
+                if not active[a]:
+                    continue
+                for b in range(K):
+                    if not active[b]:
+                        continue
+                    r = Q[a, a] + Q[b, b] - 2.0 * Q[a, b]
+                    if r > best:
+                        best, ya, yb = r, a, b
+            for k in range(K):
+                g[k] = (Q[ya, k] - Q[yb, k]) ** 2
         else:
-            rho = np.where(sets, diag, -np.inf)
-            a = np.argmax(rho, axis=1)
-            value = rho[rows, a]
-            g = Q[rows, a, :] ** 2
-        g = np.where(not_support, -np.inf, g)
-        k = np.argmax(g, axis=1)
+            for a in range(K):
+                if active[a] and Q[a, a] > best:
+                    best, ya = Q[a, a], a
+            for k in range(K):
+                g[k] = Q[ya, k] ** 2
+        value = best
+        kstar = -1
+        gbest = -np.inf
+        for k in range(K):
+            if support[k] and g[k] > gbest:
+                gbest, kstar = g[k], k
         eta = 0.5 / (count + 2)
-        lam *= 1.0 - eta
-        lam[rows, k] += eta
+        for k in range(K):
+            lam[k] *= 1.0 - eta
+        lam[kstar] += eta
         # Sherman-Morrison on A' = (1-eta)(A + eta' x_k x_k^T), eta' = eta/(1-eta)
         eta_r = eta / (1.0 - eta)
-        q = Q[rows, :, k]
-        c = eta_r / (1.0 + eta_r * Q[rows, k, k])
-        Q = (Q - c[:, None, None] * q[:, :, None] * q[:, None, :]) / (1.0 - eta)
-    return lam, value
+        c = eta_r / (1.0 + eta_r * Q[kstar, kstar])
+        q = Q[:, kstar].copy()
+        scale = 1.0 / (1.0 - eta)
+        for i in range(K):
+            for j in range(K):
+                Q[i, j] = (Q[i, j] - c * q[i] * q[j]) * scale
+    return value
 
 
 def exact_design(X, active, kind: str = "xy"):
