@@ -33,6 +33,7 @@ class Peace(Algorithm):
         n, K = batch.n, self.K
         keys = np.full(n, (1 << K) - 1, dtype=np.int64)
         est = np.zeros((n, K))
+        theta_last = np.zeros((n, self.d))
         live = np.ones(n, dtype=bool)
         for e in range(n_ep):
             n_pulls = E if e < n_ep - 1 else self.T - E * e
@@ -43,10 +44,11 @@ class Peace(Algorithm):
             sums, _ = batch.pull_planned(e * E, counts, live)
             theta = np.einsum("nij,nj->ni", pinvs, np.einsum("nk,kd->nd", sums, self.X))
             est[live] = arm_values(self.X, theta)[live]
+            theta_last[live] = theta[live]
             if e < n_ep - 1:
                 masks = keys_to_masks(keys, K)
                 _, rho = self.designs.xy(keys)
                 keys = eliminate_by_prefix(self.designs, est, masks, rho, live)
                 live &= keys_to_masks(keys, K).sum(axis=1) > 1
         final = np.where(keys_to_masks(keys, K), est, -np.inf)
-        return np.argmax(final, axis=1), None
+        return np.argmax(final, axis=1), theta_last

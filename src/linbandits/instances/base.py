@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -132,8 +134,15 @@ def save_instance_file(path, X, thetas, noise_sd, meta: dict | None = None) -> N
     validate_arrays(X, thetas, noise_sd, where=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, X=np.asarray(X, float), thetas=np.asarray(thetas, float),
-             noise_sd=np.float64(noise_sd), meta=np.array(json.dumps(meta or {})))
+    arrays = {"X": np.asarray(X, float), "thetas": np.asarray(thetas, float),
+              "noise_sd": np.float64(noise_sd), "meta": np.array(json.dumps(meta or {}, sort_keys=True))}
+    # np.savez stamps the zip members with the current time; fixed stamps
+    # make the same instance the same bytes on every run.
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
+        for name, arr in arrays.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.asanyarray(arr), allow_pickle=False)
+            zf.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0)), buf.getvalue())
     tmp.replace(path)
 
 
