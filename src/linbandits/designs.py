@@ -216,7 +216,10 @@ class DesignCache:
         self.solver = solver
         self.iterations = iterations
         self.batch_size = batch_size
-        self._xy: dict[int, tuple[np.ndarray, float]] = {}
+        # Solved designs live in growing arrays; _index maps a set key to its row.
+        self._index: dict[int, int] = {}
+        self._lams = np.empty((64, self.K))
+        self._values = np.empty(64)
         self._g: tuple[np.ndarray, float] | None = None
         self.solves = 0
 
@@ -229,18 +232,26 @@ class DesignCache:
         return self._g
 
     def xy(self, keys):
-        """XY designs for an array of set keys: (lam n x K, value n)."""
+        """XY designs for an array of set keys: (lam keys.shape x K, value keys.shape)."""
         keys = np.asarray(keys, dtype=np.int64)
-        flat = keys.ravel()
-        missing = [int(k) for k in np.unique(flat) if int(k) not in self._xy]
+        flat = keys.ravel().tolist()
+        missing = sorted({k for k in flat if k not in self._index})
         for i in range(0, len(missing), self.batch_size):
             chunk = np.array(missing[i:i + self.batch_size], dtype=np.int64)
             lam, val = self._solve(keys_to_masks(chunk, self.K), "xy")
-            for key, l, v in zip(chunk.tolist(), lam, val):
-                self._xy[key] = (l, float(v))
-        lam = np.array([self._xy[int(k)][0] for k in flat]).reshape(keys.shape + (self.K,))
-        val = np.array([self._xy[int(k)][1] for k in flat]).reshape(keys.shape)
-        return lam, val
+            self._store(chunk.tolist(), lam, val)
+        rows = np.fromiter((self._index[k] for k in flat), dtype=np.int64, count=len(flat))
+        return self._lams[rows].reshape(keys.shape + (self.K,)), self._values[rows].reshape(keys.shape)
+
+    def _store(self, keys, lam, val):
+        n = len(self._index)
+        while n + len(keys) > len(self._values):
+            self._lams = np.concatenate([self._lams, np.empty_like(self._lams)])
+            self._values = np.concatenate([self._values, np.empty_like(self._values)])
+        self._lams[n:n + len(keys)] = lam
+        self._values[n:n + len(keys)] = val
+        for j, key in enumerate(keys):
+            self._index[key] = n + j
 
     def xy_value(self, keys):
         return self.xy(keys)[1]

@@ -72,6 +72,8 @@ class TrialBatch:
             return sums, counts
         rounds = self._rounds[start:start + length]
         cdf = np.cumsum(lam, axis=1)
+        if length == 1:
+            return self._pull_one_round(start, cdf, active, sums, counts)
         for i in np.flatnonzero(active):
             rng = self.rngs[i]
             if self.stationary:
@@ -83,6 +85,23 @@ class TrialBatch:
                 s = np.bincount(arms, weights=self.means[rounds, arms], minlength=self.K)
             counts[i] = c
             sums[i] = s + self._noise(rng, c)
+        return sums, counts
+
+    def _pull_one_round(self, t, cdf, active, sums, counts):
+        # A one-round segment (P1 loops update after round 0, or every round)
+        # is vectorised across trials; each trial still draws one uniform and
+        # one noise variate from its own generator.
+        idx = np.flatnonzero(active)
+        u = np.array([self.rngs[i].random() for i in idx])
+        if self.instance.noise == "gaussian":
+            noise = np.array([self.rngs[i].standard_normal() for i in idx])
+        else:
+            noise = np.array([1.0 if self.rngs[i].random() < 0.5 else -1.0 for i in idx])
+        c = cdf[idx]
+        arms = np.minimum((c <= (u * c[:, -1])[:, None]).sum(axis=1), self.K - 1)
+        mean = self.mu[arms] if self.stationary else self.means[t, arms]
+        counts[idx, arms] = 1
+        sums[idx, arms] = mean + self.instance.noise_sd * noise
         return sums, counts
 
     def pull_planned(self, start, counts, active=None):

@@ -26,7 +26,7 @@ class Algorithm:
         self.K, self.d, self.T = instance.K, instance.d, instance.T
         self.designs = DesignCache(self.X, solver=self.options["design"],
                                    iterations=int(self.options["fw_iterations"]))
-        self._mixtures: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._mixtures: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- designs ---------------------------------------------------------
     def g_design(self):
@@ -38,29 +38,30 @@ class Algorithm:
         return n, max(1, self.T // n)
 
     def sigma_inv(self, lam):
-        return np.linalg.pinv(self.X.T @ (lam[:, None] * self.X), hermitian=True)
+        return np.linalg.pinv(np.einsum("k,ki,kj->ij", lam, self.X, self.X), hermitian=True)
 
     def mixtures(self, level_keys):
         """Per trial: lam = (mean of the XY designs of its sets + G) / 2.
 
-        level_keys: n x L int64 set keys, 0 where a trial has fewer levels.
-        Returns lam (n x K) and Sigma(lam)^+ (n x d x d), computed once per
-        distinct row.
+        level_keys: n x L int64 set keys, 0-padded at the end where a trial
+        has fewer levels. Returns lam (n x K) and Sigma(lam)^+ (n x d x d),
+        computed once per distinct row.
         """
         level_keys = np.asarray(level_keys, dtype=np.int64)
         uniq, inverse = np.unique(level_keys, axis=0, return_inverse=True)
-        lams = np.empty((len(uniq), self.K))
-        sinvs = np.empty((len(uniq), self.d, self.d))
-        G = self.g_design()
-        # Solve every set this update needs in one batched call.
-        self.designs.xy(uniq[uniq != 0])
-        for j, row in enumerate(uniq):
-            key = tuple(int(k) for k in row if k)
-            if key not in self._mixtures:
-                lam_sets, _ = self.designs.xy(np.array(key, dtype=np.int64))
-                lam = (lam_sets.mean(axis=0) + G) / 2.0
-                self._mixtures[key] = (lam, self.sigma_inv(lam))
-            lams[j], sinvs[j] = self._mixtures[key]
+        row_ids = [row.tobytes() for row in uniq]
+        new = [j for j, rid in enumerate(row_ids) if rid not in self._mixtures]
+        if new:
+            rows = uniq[new]
+            used = rows != 0
+            lam_sets, _ = self.designs.xy(rows)
+            # Unused levels add exact zeros, so the sum equals the sum of the used ones.
+            lam = (np.sum(lam_sets * used[:, :, None], axis=1) / used.sum(axis=1)[:, None] + self.g_design()) / 2.0
+            sinv = np.linalg.pinv(np.einsum("mk,ki,kj->mij", lam, self.X, self.X), hermitian=True)
+            for j, l, si in zip(new, lam, sinv):
+                self._mixtures[row_ids[j]] = (l, si)
+        lams = np.stack([self._mixtures[rid][0] for rid in row_ids])
+        sinvs = np.stack([self._mixtures[rid][1] for rid in row_ids])
         inverse = inverse.reshape(-1)
         return lams[inverse], sinvs[inverse]
 
