@@ -42,7 +42,7 @@ def load_instance(args):
         if unknown:
             raise UserError(f"--setting {', '.join(sorted(unknown))} does not apply to --instance-file; "
                             "only noise=gaussian|bounded does")
-        return load_instance_file(args.instance_file, noise=settings.get("noise", "gaussian"))
+        return load_instance_file(args.instance_file, noise=settings.get("noise"))
     return build_instance(args.instance, settings)
 
 
@@ -116,7 +116,7 @@ def cmd_instance(args) -> int:
     instance = load_instance(args)
     summary = instance.summary()
     save_instance_file(args.out, instance.X, instance.thetas, instance.noise_sd,
-                       meta={**instance.meta, "name": instance.name})
+                       meta={**instance.meta, "name": instance.name, "noise": instance.noise})
     write_atomic(Path(args.summary), json.dumps(summary, indent=2, default=_jsonable) + "\n")
     return 0
 
@@ -170,6 +170,7 @@ DELEGATED = {
     "aggregate": ("linbandits.tables:main_aggregate", "aggregate trial chunks into a table"),
     "figure": ("linbandits.plotting:main_figure", "draw a figure from tables"),
     "claims": ("linbandits.fidelity:main_claims", "check the paper's claims on the tables"),
+    "theorem1": ("linbandits.fidelity:main_theorem1", "G-BAI's error against the Theorem 1 bound"),
     "yahoo-synthetic": ("linbandits.yahoo.cli", "write a synthetic stand-in corpus in the R6A format"),
     "yahoo-check": ("linbandits.yahoo.cli", "check the seven R6A day files"),
     "yahoo-parse": ("linbandits.yahoo.cli", "parse one R6A day into features"),

@@ -26,6 +26,8 @@ class Experiment:
     trials: int
     algorithms: tuple
     title: str = ""
+    ablation_of: str | None = None
+    changes: str = ""
 
     def setting_ids(self) -> list[str]:
         if self.sweep is None:
@@ -72,7 +74,8 @@ def experiments(config) -> dict[str, Experiment]:
                 study=study, name=name, instance=row["instance"], sweep=row.get("sweep"),
                 values=tuple(row.get("values", ())), settings=dict(row.get("settings", {}) or {}),
                 options=opts, trials=trials, algorithms=tuple(row.get("algorithms", algos)),
-                title=row.get("title", name))
+                title=row.get("title", name), ablation_of=row.get("ablation_of"),
+                changes=row.get("changes", ""))
     return out
 
 
@@ -87,6 +90,13 @@ def job_seed(config, experiment: str, setting: str) -> int:
     algorithm there, so algorithms are compared on common random numbers."""
     digest = hashlib.sha256(f"{config['seed']}/{experiment}/{setting}".encode()).hexdigest()
     return int(digest[:8], 16)
+
+
+def setting_args(settings: dict) -> str:
+    """--setting flags for `linbandits instance` ('' when there are none)."""
+    import shlex
+
+    return " ".join(f"--setting {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
 
 
 def option_args(options: dict) -> str:
@@ -129,6 +139,8 @@ def check_config(config) -> None:
                                 f"valid algorithms are: {', '.join(ALGORITHMS)}")
         if exp.sweep is not None and not exp.values:
             raise UserError(f"experiment {exp.name}: sweep {exp.sweep!r} needs a non-empty 'values' list")
+        if exp.ablation_of and exp.ablation_of not in exps:
+            raise UserError(f"experiment {exp.name}: ablation_of {exp.ablation_of!r} is not an experiment")
         if exp.instance not in builtin_families() and exp.instance not in config.get("external_instances", []):
             raise UserError(f"experiment {exp.name}: unknown instance {exp.instance!r}; valid instances are: "
                             f"{', '.join(sorted(builtin_families() | set(config.get('external_instances', []))))}")
@@ -141,11 +153,25 @@ def check_config(config) -> None:
 
 
 def figures(config) -> dict[str, dict]:
+    """The configured figures, plus one per ablation: the ablation's curve
+    (or bars) beside the published experiment it varies."""
     out = {}
     for study, body in config.get("studies", {}).items():
         for name, spec in (body.get("figures", {}) or {}).items():
             out[name] = {**spec, "study": study}
+    for exp in experiments(config).values():
+        if exp.ablation_of:
+            out[exp.name] = {
+                "study": exp.study, "kind": "bars" if exp.sweep is None else "curves",
+                "caption": "ablation.rst",
+                "panels": [{"experiment": exp.ablation_of, "xlabel": exp.sweep or "", "title": "published protocol"},
+                           {"experiment": exp.name, "xlabel": exp.sweep or "", "title": exp.name}],
+            }
     return out
+
+
+def ablations(config) -> dict[str, Experiment]:
+    return {n: e for n, e in experiments(config).items() if e.ablation_of}
 
 
 def all_targets(config) -> list[str]:

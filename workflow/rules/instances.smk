@@ -10,9 +10,7 @@ rule instance:
         experiment="|".join(BUILTIN) or "none",
     params:
         family=lambda w: experiment(w.experiment).instance,
-        settings=lambda w: ",".join(
-            f"{k}={v}" for k, v in experiment(w.experiment).instance_settings(w.setting).items()
-        ),
+        settings=lambda w: pipeline.setting_args(experiment(w.experiment).instance_settings(w.setting)),
     log:
         "logs/instances/{experiment}/{setting}.log",
     resources:
@@ -20,4 +18,4 @@ rule instance:
         runtime=5,
     shell:
         "linbandits instance --instance {params.family} "
-        "--setting {params.settings:q} --out {output.npz} --summary {output.summary} > {log} 2>&1"
+        "{params.settings} --out {output.npz} --summary {output.summary} > {log} 2>&1"

@@ -2,6 +2,8 @@
 # `studies: p1rage:` section of the config; this file draws the figures.
 # A new study is a file like this one plus its config section.
 
+from shlex import quote as shlex_quote
+
 STUDY = "p1rage"
 
 
@@ -46,3 +48,61 @@ for _fig, _spec in pipeline.figures(config).items():
 
             write_figure(params.kind, [read_table(t) for t in input.tables], params.titles,
                          params.stem, params.xlabels, params.subtitles, params.logx)
+
+
+# Fidelity: every claim of the paper judged on the reproduced tables, and
+# what each ablation changes (linbandits.fidelity states each test).
+CLAIMS_TABLE = workflow.source_path("../../src/linbandits/studies/p1rage/claims.yaml")
+STUDY_EXPERIMENTS = [n for n, e in EXPERIMENTS.items() if e.study == STUDY]
+
+
+rule claims:
+    input:
+        claims=CLAIMS_TABLE,
+        tables=[f"results/tables/{n}.csv" for n in STUDY_EXPERIMENTS],
+    output:
+        md=report("results/fidelity/claims.md", caption="../report/claims.rst", category="Fidelity"),
+        json="results/fidelity/claims.json",
+    params:
+        tables=" ".join(f"--table {n}=results/tables/{n}.csv" for n in STUDY_EXPERIMENTS),
+        ablations=" ".join(
+            f"--ablation {shlex_quote(f'{n}={e.ablation_of}={e.changes}')}"
+            for n, e in EXPERIMENTS.items() if e.study == STUDY and e.ablation_of
+        ),
+        alpha=config.get("fidelity", {}).get("alpha", 0.01),
+    log:
+        "logs/fidelity/claims.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "linbandits claims --claims {input.claims} {params.tables} {params.ablations} "
+        "--alpha {params.alpha} --out-md {output.md} --out-json {output.json} > {log} 2>&1"
+
+
+rule theorem1_figure:
+    input:
+        table="results/tables/soare_sto.csv",
+        summaries=lambda w: [f"data/instances/soare_sto/{s}.json" for s in EXPERIMENTS["soare_sto"].setting_ids()],
+    output:
+        pdf="figures/thm1_gbai_bound.pdf",
+        png=report("figures/thm1_gbai_bound.png", caption="../report/thm1.rst", category="Fidelity"),
+    log:
+        "logs/figures/thm1_gbai_bound.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "linbandits theorem1 --table {input.table} --out-stem figures/thm1_gbai_bound "
+        "{input.summaries} > {log} 2>&1"
+
+
+rule ablations:
+    input:
+        [p for n, e in EXPERIMENTS.items() if e.ablation_of for p in pipeline.figure_paths(n)],
+        "results/fidelity/claims.md",
+
+
+EXTRA_TARGETS.extend(["results/fidelity/claims.md", "results/fidelity/claims.json"])
+if "soare_sto" in EXPERIMENTS:
+    EXTRA_TARGETS.append("figures/thm1_gbai_bound.pdf")

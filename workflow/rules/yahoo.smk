@@ -93,7 +93,8 @@ rule yahoo_instance:
         experiment="|".join(n for n, e in EXPERIMENTS.items() if e.instance == "yahoo") or "none",
         L=r"\d+",
     params:
-        pca=YAHOO.get("pca", "per_day"),
+        # An experiment may override the configured PCA variant (the shared-basis ablation).
+        pca=lambda w: EXPERIMENTS[w.experiment].settings.get("pca", YAHOO.get("pca", "per_day")),
         T=YAHOO.get("T", 21000),
         seed=YAHOO.get("arm_seed", 0),
     log:

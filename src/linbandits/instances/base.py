@@ -146,8 +146,12 @@ def save_instance_file(path, X, thetas, noise_sd, meta: dict | None = None) -> N
     tmp.replace(path)
 
 
-def load_instance_file(path, T: int | None = None, noise: str = "gaussian") -> Instance:
-    """Read a user instance; every problem is reported as one UserError."""
+def load_instance_file(path, T: int | None = None, noise: str | None = None) -> Instance:
+    """Read a user instance; every problem is reported as one UserError.
+
+    noise: "gaussian" or "bounded"; by default what the file's metadata says
+    (an instance written by `linbandits instance` records it), else gaussian.
+    """
     path = Path(path)
     if not path.exists():
         raise UserError(f"instance file {path} does not exist")
@@ -177,4 +181,4 @@ def load_instance_file(path, T: int | None = None, noise: str = "gaussian") -> I
                         "the horizon is the number of rows of thetas")
     validate_arrays(X, thetas, sd, where=f"instance file {path}")
     return Instance(name=meta.get("name", path.stem), X=X.astype(float), thetas=thetas.astype(float),
-                    noise_sd=float(sd), noise=noise, meta=meta)
+                    noise_sd=float(sd), noise=noise or meta.get("noise", "gaussian"), meta=meta)

@@ -1,0 +1,266 @@
+"""Which of a paper's claims hold on the reproduced tables.
+
+A claim is a row of a study's claims table (e.g. studies/p1rage/claims.yaml)
+naming a check, the experiments it is judged on and the algorithms it
+compares. Each check is a stated statistical procedure, reported next to
+its verdict: "holds", "does not hold" or "inconclusive".
+
+Pairwise checks compare error probabilities setting by setting with the
+pooled two-proportion z-test and Holm-correct across the settings of the
+claim (at level `alpha`, 0.01 by default):
+- better(A, B): A is significantly worse in no setting (one-sided) and
+  significantly better in at least one; if neither, inconclusive.
+- never_worse(A, B): A is significantly worse in no setting (one-sided).
+- comparable(A, B): no setting shows a significant difference (two-sided).
+Range checks use point estimates across settings:
+- unstable(A): min error <= 0.1 and max error >= 0.9 ("from near 0 to near 1").
+- more_stable(A, B): max - min of A's errors is below that of every B.
+Level checks use the 95% Wilson interval of a single-setting error:
+- fails(A): the interval lies above 1/2; robust(A): it lies below 1/2.
+A claim with several algorithms holds when every (A, B) pair or every A
+holds, does not hold when any does not, and is inconclusive otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from linbandits.errors import UserError
+from linbandits.stats import holm, two_proportion_test, wilson_ci
+
+HOLDS, FAILS_TO_HOLD, INCONCLUSIVE = "holds", "does not hold", "inconclusive"
+
+OPERATIONALISATION = {
+    "better": "A vs B in every setting: pooled two-proportion z-test, one-sided both ways, Holm across "
+              "settings at level {alpha}; holds if A is significantly worse nowhere and significantly "
+              "better somewhere",
+    "never_worse": "A vs B in every setting: one-sided pooled two-proportion z-test (A worse), Holm across "
+                   "settings at level {alpha}; holds if A is significantly worse nowhere",
+    "comparable": "A vs B in every setting: two-sided pooled two-proportion z-test, Holm across settings at "
+                  "level {alpha}; holds if no setting differs significantly",
+    "unstable": "across settings, min error <= 0.1 and max error >= 0.9",
+    "more_stable": "range (max - min) of A's error across settings is smaller than every B's",
+    "fails": "95% Wilson interval of the error lies above 1/2",
+    "robust": "95% Wilson interval of the error lies below 1/2",
+}
+
+
+def combine(verdicts) -> str:
+    verdicts = list(verdicts)
+    if any(v == FAILS_TO_HOLD for v in verdicts):
+        return FAILS_TO_HOLD
+    if verdicts and all(v == HOLDS for v in verdicts):
+        return HOLDS
+    return INCONCLUSIVE
+
+
+def _settings(table: pd.DataFrame, algo: str) -> pd.DataFrame:
+    rows = table[table["algorithm"] == algo]
+    if rows.empty:
+        raise UserError(f"no rows for algorithm {algo} in the table(s) of this claim")
+    return rows.set_index(["experiment", "x_key"])
+
+
+def pairwise(table, a, b, check, alpha):
+    ra, rb = _settings(table, a), _settings(table, b)
+    keys = [k for k in ra.index if k in rb.index]
+    worse, better, diff = [], [], []
+    for k in keys:
+        ea, na = int(ra.loc[k, "n_errors"]), int(ra.loc[k, "n_trials"])
+        eb, nb = int(rb.loc[k, "n_errors"]), int(rb.loc[k, "n_trials"])
+        worse.append(two_proportion_test(ea, na, eb, nb, "greater")[1])
+        better.append(two_proportion_test(ea, na, eb, nb, "less")[1])
+        diff.append(two_proportion_test(ea, na, eb, nb, "two-sided")[1])
+    worse, better, diff = holm(worse), holm(better), holm(diff)
+    n_worse, n_better, n_diff = int((worse < alpha).sum()), int((better < alpha).sum()), int((diff < alpha).sum())
+    if check == "better":
+        verdict = FAILS_TO_HOLD if n_worse else (HOLDS if n_better else INCONCLUSIVE)
+    elif check == "never_worse":
+        verdict = FAILS_TO_HOLD if n_worse else HOLDS
+    else:
+        verdict = FAILS_TO_HOLD if n_diff else HOLDS
+    text = (f"{a} vs {b}: {len(keys)} settings; significantly better in {n_better}, worse in {n_worse}, "
+            f"different in {n_diff}; mean error {ra['error_prob'].mean():.3g} vs {rb['error_prob'].mean():.3g}")
+    return verdict, text, {"a": a, "b": b, "settings": len(keys), "better": n_better, "worse": n_worse,
+                           "different": n_diff, "verdict": verdict}
+
+
+def spread(table, a):
+    errs = _settings(table, a)["error_prob"]
+    return float(errs.min()), float(errs.max())
+
+
+def check_claim(claim: dict, table: pd.DataFrame, alpha: float) -> dict:
+    check = claim["check"]
+    if check not in OPERATIONALISATION:
+        raise UserError(f"claim {claim.get('id')}: unknown check {check!r}; known: {', '.join(OPERATIONALISATION)}")
+    parts, details = [], []
+    if check in ("better", "never_worse", "comparable"):
+        for a in claim["a"]:
+            for b in claim["b"]:
+                verdict, text, detail = pairwise(table, a, b, check, alpha)
+                parts.append(verdict)
+                details.append(text)
+    elif check == "unstable":
+        for a in claim["a"]:
+            lo, hi = spread(table, a)
+            parts.append(HOLDS if lo <= 0.1 and hi >= 0.9 else FAILS_TO_HOLD)
+            details.append(f"{a}: error from {lo:.3g} to {hi:.3g}")
+    elif check == "more_stable":
+        ranges_b = {b: np.subtract(*spread(table, b)[::-1]) for b in claim["b"]}
+        for a in claim["a"]:
+            lo, hi = spread(table, a)
+            parts.append(HOLDS if hi - lo < min(ranges_b.values()) else FAILS_TO_HOLD)
+            details.append(f"{a}: range {hi - lo:.3g}")
+        details.append("; ".join(f"{b}: range {r:.3g}" for b, r in ranges_b.items()))
+    else:
+        for a in claim["a"]:
+            rows = _settings(table, a)
+            for key, row in rows.iterrows():
+                lo, hi = wilson_ci(int(row["n_errors"]), int(row["n_trials"]))
+                inside = (lo > 0.5) if check == "fails" else (hi < 0.5)
+                opposite = (hi < 0.5) if check == "fails" else (lo > 0.5)
+                parts.append(HOLDS if inside else (FAILS_TO_HOLD if opposite else INCONCLUSIVE))
+                details.append(f"{a}: error {row['error_prob']:.3g} (Wilson 95% {lo:.3g}-{hi:.3g})")
+    return {
+        "id": claim["id"], "figure": claim.get("figure", ""), "quote": claim["quote"], "check": check,
+        "experiments": claim["experiments"], "operationalisation": OPERATIONALISATION[check].format(alpha=alpha),
+        "numbers": details, "verdict": combine(parts),
+    }
+
+
+def load_tables(paths) -> pd.DataFrame:
+    frames = []
+    for p in paths:
+        df = pd.read_csv(p)
+        frames.append(df)
+    table = pd.concat(frames, ignore_index=True)
+    # Single-setting experiments have no x; give every row a hashable key.
+    table["x_key"] = table["x"].apply(lambda v: "single" if (isinstance(v, float) and math.isnan(v)) else float(v))
+    return table
+
+
+def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None) -> list[dict]:
+    """Check every claim whose experiments all have tables; `substitutions`
+    maps an experiment to another (an ablation) to judge the claim there."""
+    out = []
+    substitutions = substitutions or {}
+    for claim in claims:
+        exps = [substitutions.get(e, e) for e in claim["experiments"]]
+        if not all(e in tables for e in exps):
+            continue
+        table = load_tables([tables[e] for e in exps])
+        algos = set(claim["a"]) | set(claim.get("b", []))
+        if not algos <= set(table["algorithm"]):
+            continue
+        out.append(check_claim(claim, table, alpha))
+    return out
+
+
+def render_markdown(results, ablations) -> str:
+    lines = ["# Claims of the paper, checked on the reproduced tables", "",
+             "Verdicts: **holds**, **does not hold**, **inconclusive**. Each row states how the claim is tested.", "",
+             "| claim | figure | quote | test | numbers | verdict |", "|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| `{r['id']}` | {r['figure']} | \"{r['quote']}\" | {r['operationalisation']} | "
+                     f"{'<br>'.join(r['numbers'])} | **{r['verdict']}** |")
+    counts = {v: sum(r["verdict"] == v for r in results) for v in (HOLDS, FAILS_TO_HOLD, INCONCLUSIVE)}
+    lines += ["", f"Summary: {counts[HOLDS]} hold, {counts[FAILS_TO_HOLD]} do not hold, "
+                  f"{counts[INCONCLUSIVE]} inconclusive."]
+    if ablations:
+        lines += ["", "## Ablations: does the conclusion change?", "",
+                  "Each ablation re-runs one experiment with one paper-vs-code difference switched; the claims "
+                  "judged on that experiment are judged again on the ablation.", "",
+                  "| ablation | changes | claims re-judged | conclusion |", "|---|---|---|---|"]
+        for ab in ablations:
+            changed = [f"`{c['id']}`: {c['published']} -> {c['ablation']}" for c in ab["claims"]
+                       if c["published"] != c["ablation"]]
+            verdict = "changes: " + "; ".join(changed) if changed else "unchanged"
+            if not ab["claims"]:
+                verdict = "no claim applies to the algorithms it runs"
+            lines.append(f"| `{ab['name']}` | {ab['changes']} | {len(ab['claims'])} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def evaluate_ablations(claims, tables, ablations: dict, alpha):
+    out = []
+    for name, spec in ablations.items():
+        base = spec["ablation_of"]
+        published = {r["id"]: r for r in evaluate(claims, tables, alpha)}
+        varied = evaluate(claims, tables, alpha, substitutions={base: name})
+        rows = [{"id": r["id"], "published": published[r["id"]]["verdict"], "ablation": r["verdict"]}
+                for r in varied if base in r["experiments"] and r["id"] in published]
+        out.append({"name": name, "of": base, "changes": spec.get("changes", ""), "claims": rows})
+    return out
+
+
+def main_claims(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="linbandits claims", description="Check a study's claims.")
+    parser.add_argument("--claims", required=True, help="claims table (YAML)")
+    parser.add_argument("--table", action="append", default=[], metavar="EXPERIMENT=CSV")
+    parser.add_argument("--ablation", action="append", default=[], metavar="NAME=BASE_EXPERIMENT=CHANGES")
+    parser.add_argument("--alpha", type=float, default=0.01)
+    parser.add_argument("--out-md", required=True)
+    parser.add_argument("--out-json", required=True)
+    args = parser.parse_args(argv)
+    claims = yaml.safe_load(Path(args.claims).read_text())
+    tables = dict(t.split("=", 1) for t in args.table)
+    ablations = {}
+    for item in args.ablation:
+        name, base, changes = item.split("=", 2)
+        ablations[name] = {"ablation_of": base, "changes": changes}
+    results = evaluate(claims, tables, args.alpha)
+    abl = evaluate_ablations(claims, tables, ablations, args.alpha)
+    from linbandits.tables import write_text_atomic
+
+    write_text_atomic(args.out_md, render_markdown(results, abl))
+    write_text_atomic(args.out_json, json.dumps({"alpha": args.alpha, "claims": results, "ablations": abl},
+                                                indent=2) + "\n")
+    return 0
+
+
+def theorem1_bound(K: int, d: int, T: int, gap: float) -> float:
+    """Theorem 1: P(error of G-BAI) <= K exp(-T Delta^2 / (12 d))."""
+    return K * math.exp(-T * gap ** 2 / (12 * d))
+
+
+def main_theorem1(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="linbandits theorem1",
+                                     description="G-BAI's empirical error against the Theorem 1 bound.")
+    parser.add_argument("--table", required=True, help="table of a budget (T) sweep")
+    parser.add_argument("--out-stem", required=True)
+    parser.add_argument("summaries", nargs="+", help="instance summaries (K, d, T, min_gap) of the settings")
+    args = parser.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from linbandits.plotting import save_figure
+
+    table = pd.read_csv(args.table)
+    g = table[table["algorithm"] == "G-BAI"].sort_values("x")
+    inst = sorted((json.loads(Path(p).read_text()) for p in args.summaries), key=lambda s: s["T"])
+    T = np.array([s["T"] for s in inst], dtype=float)
+    bound = np.array([theorem1_bound(s["K"], s["d"], s["T"], s["min_gap"]) for s in inst])
+    fig = Figure(figsize=(5, 3.4), layout="constrained")
+    ax = fig.add_subplot()
+    floor = 1.0 / g["n_trials"].to_numpy()
+    err = np.maximum(g["error_prob"].to_numpy(), floor)
+    ax.plot(g["x"], err, "o-", label="G-BAI, empirical (0 errors drawn at 1/n)")
+    ax.fill_between(g["x"], np.maximum(g["ci95_low"], floor), np.maximum(g["ci95_high"], floor), alpha=0.2)
+    ax.plot(T, bound, "k--", label=r"bound $K\,e^{-T\Delta^2/(12d)}$")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("budget T")
+    ax.set_ylabel("error probability")
+    ax.set_title("Theorem 1 on the stationary Soare series")
+    ax.legend(fontsize=8)
+    save_figure(fig, args.out_stem)
+    return 0

@@ -1,0 +1,1 @@
+"""Study-specific data (one folder per paper): claims tables and the like."""

@@ -1,0 +1,60 @@
+"""The config-expansion logic behind the rules (linbandits.pipeline)."""
+import pytest
+import yaml
+
+from linbandits import pipeline
+from linbandits.errors import UserError
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+@pytest.fixture
+def config():
+    return yaml.safe_load((REPO / "config/config.yaml").read_text())
+
+
+def test_default_config_is_valid_and_has_the_paper_grid(config):
+    pipeline.validate_config(config, SCHEMA)
+    exps = {n: e for n, e in pipeline.experiments(config).items() if not e.ablation_of}
+    assert set(exps) == {"soare_sto", "soare_osci", "soare_period", "multi_osci", "multi_period",
+                         "malicious", "multi_sto", "yahoo_repeat"}
+    trials = sum(e.trials * len(e.setting_ids()) * len(e.algorithms) for e in exps.values())
+    assert trials == 1_098_000  # spec C trial counts
+    assert exps["soare_period"].instance_settings("L1800") == {"s": 2.5, "L": 1800}
+    assert exps["malicious"].setting_ids() == ["single"]
+    for name, ablation in pipeline.ablations(config).items():
+        assert ablation.ablation_of in exps and ablation.changes
+        assert name in pipeline.figures(config)
+
+
+def test_chunks_cover_every_trial_once(config):
+    exp = pipeline.experiments(config)["soare_sto"]
+    for size in (1, 7, 3000, 50000):
+        config["chunk_size"] = size
+        chunks = pipeline.chunks(config, exp)
+        covered = [t for lo, n in chunks for t in range(lo, lo + n)]
+        assert covered == list(range(exp.trials))
+    assert pipeline.chunk_bounds("3000-5999") == (3000, 3000)
+
+
+def test_trial_scale_and_seeds(config):
+    config["trial_scale"] = 0.01
+    assert pipeline.experiments(config)["soare_sto"].trials == 210
+    a = pipeline.job_seed(config, "soare_sto", "T10")
+    assert a == pipeline.job_seed(config, "soare_sto", "T10")
+    assert a != pipeline.job_seed(config, "soare_sto", "T1010")
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda c: c.update(chunk_sise=3), "unknown key 'chunk_sise'"),
+    (lambda c: c["studies"]["p1rage"]["experiments"]["malicious"].update(trials="x"), "wrong type"),
+    (lambda c: c["yahoo"].update(source="web"), "choose one of synthetic, r6a"),
+    (lambda c: c["studies"]["p1rage"].update(algorithms=["G-BAI", "P2-RAGE"]), "unknown algorithm 'P2-RAGE'"),
+    (lambda c: c["studies"]["p1rage"]["experiments"]["malicious"].update(instance="evil"), "unknown instance 'evil'"),
+])
+def test_bad_config_names_the_problem(config, mutate, message):
+    mutate(config)
+    with pytest.raises(UserError, match=message):
+        pipeline.validate_config(config, SCHEMA)
