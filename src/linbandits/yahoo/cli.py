@@ -135,15 +135,10 @@ def cmd_instance(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Stand-alone entry (python -m linbandits.yahoo.cli): the same subcommands and error handling."""
-    parser = argparse.ArgumentParser(prog="linbandits")
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    """Stand-alone entry (python -m linbandits.yahoo.cli): the main CLI's handling."""
+    from linbandits.cli import main as linbandits_main
+
+    return linbandits_main(argv)
 
 
 if __name__ == "__main__":
