@@ -1,0 +1,97 @@
+"""Confidence intervals and tests for error proportions (errors out of trials).
+
+Every function takes counts, not proportions, so that the number of trials
+that backs an estimate is never lost on the way.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import norm
+
+from linbandits.errors import UserError
+
+# The published error bars use 1.96 exactly; Wilson uses the precise quantile.
+Z_PAPER = 1.96
+Z_95 = 1.959964
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def _check_counts(n_errors, n, what="counts"):
+    if n <= 0 or n_errors < 0 or n_errors > n:
+        raise UserError(f"{what}: need 0 <= errors <= trials and trials > 0, got {n_errors} of {n}")
+    if int(n_errors) != n_errors or int(n) != n:
+        raise UserError(f"{what}: errors and trials must be whole numbers, got {n_errors} of {n}")
+
+
+def normal_ci(n_errors: int, n: int) -> tuple[float, float]:
+    """Normal-approximation 95% interval p -+ 1.96 sqrt(p(1-p)/n), clipped to [0, 1].
+
+    sqrt(p(1-p)) is the population std of the 0/1 outcomes, so this is the
+    paper's 1.96 * std(correct) / sqrt(trials). It collapses to [0, 0] when no
+    error was seen; `wilson_ci` does not.
+    """
+    _check_counts(n_errors, n, "normal_ci")
+    p = n_errors / n
+    half = Z_PAPER * math.sqrt(p * (1.0 - p) / n)
+    return max(0.0, p - half), min(1.0, p + half)
+
+
+def wilson_ci(n_errors: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval: the p whose score test at level z accepts n_errors / n."""
+    _check_counts(n_errors, n, "wilson_ci")
+    p = n_errors / n
+    z2_n = z * z / n
+    centre = (p + z2_n / 2.0) / (1.0 + z2_n)
+    half = z / (1.0 + z2_n) * math.sqrt(p * (1.0 - p) / n + z2_n / (4.0 * n))
+    # Rounding can push the bounds a hair outside [0, 1] at p = 0 or 1.
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def two_proportion_test(e1: int, n1: int, e2: int, n2: int,
+                        alternative: str = "two-sided") -> tuple[float, float]:
+    """Pooled-variance z-test of p1 = e1/n1 against p2 = e2/n2.
+
+    alternative "greater" tests H1: p1 > p2, "less" tests H1: p1 < p2.
+    Returns (z, p_value). When the pooled proportion is 0 or 1 (both samples
+    all errors or all correct) the data say nothing about a difference:
+    z = 0 and p_value = 1.
+    """
+    if alternative not in ALTERNATIVES:
+        raise UserError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    _check_counts(e1, n1, "two_proportion_test sample 1")
+    _check_counts(e2, n2, "two_proportion_test sample 2")
+    pooled = (e1 + e2) / (n1 + n2)
+    variance = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)
+    if variance == 0.0:
+        return 0.0, 1.0
+    z = (e1 / n1 - e2 / n2) / math.sqrt(variance)
+    if alternative == "two-sided":
+        p_value = 2.0 * norm.sf(abs(z))
+    elif alternative == "greater":
+        p_value = norm.sf(z)
+    else:
+        p_value = norm.cdf(z)
+    return float(z), float(min(1.0, p_value))
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm step-down adjusted p-values, in the input order.
+
+    The i-th smallest p (i = 0..m-1) is multiplied by m - i; a running maximum
+    keeps the adjusted values monotone in the raw ones, and they are capped at 1.
+    """
+    p = np.asarray(p_values, dtype=float)
+    if p.ndim != 1:
+        raise UserError(f"holm: expected a flat list of p-values, got shape {p.shape}")
+    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0.0 or p.max() > 1.0):
+        raise UserError(f"holm: p-values must lie in [0, 1], got {p.tolist()}")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * (m - np.arange(m))
+    adjusted_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
+    adjusted = np.empty(m)
+    adjusted[order] = adjusted_sorted
+    return adjusted
