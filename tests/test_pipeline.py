@@ -89,6 +89,7 @@ def test_every_target_exists_with_the_table_schema(full_run):
         assert "\\begin{tabular}" in (full_run / f"results/tables/{name}.tex").read_text()
     qc = json.loads((full_run / "data/processed/r6a_qc.json").read_text())
     assert "synthetic" in json.dumps(qc).lower()
+    assert (full_run / "results/fidelity/claims.md").exists()
     logs = list((full_run / "logs" / "simulate").rglob("*.log"))
     assert logs and all("trials" in p.read_text() for p in logs)
 
@@ -171,3 +172,15 @@ def test_report_contains_every_figure(full_run):
     html = (full_run / "report.html").read_text(errors="replace")
     for name in pipeline.figures(config_of(full_run)):
         assert name in html
+
+
+def test_ablations_target(full_run):
+    snakemake(full_run, "--cores", "2", "ablations")
+    config = config_of(full_run)
+    report = (full_run / "results/fidelity/ablations.md").read_text()
+    for name, exp in pipeline.ablations(config).items():
+        table = pd.read_csv(full_run / f"results/tables/{name}.csv")
+        assert list(table.columns[:9]) == NINE_COLUMNS
+        assert set(table["algorithm"]) == set(exp.algorithms)
+        assert (full_run / f"figures/{name}.pdf").stat().st_size > 0
+        assert f"`{name}`" in report

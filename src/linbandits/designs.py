@@ -31,13 +31,12 @@ _REFRESH_EVERY = 100
 
 
 def _q_matrix(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """Q = X pinv(X^T diag(lam) X) X^T for a stack of designs lam (B x K);
-    X is one K x d matrix or one per design (B x K x d)."""
-    if X.ndim == 2:
-        A = np.einsum("bk,ki,kj->bij", lam, X, X)
-        return np.einsum("ki,bij,lj->bkl", X, np.linalg.pinv(A, hermitian=True), X)
-    A = np.einsum("bk,bki,bkj->bij", lam, X, X)
-    return np.einsum("bki,bij,blj->bkl", X, np.linalg.pinv(A, hermitian=True), X)
+    """Q = X pinv(X^T diag(lam) X) X^T for each design lam (B x K); X is one
+    K x d matrix or one per design (B x K x d). Each slice is its own BLAS
+    call on the same shapes, so it does not depend on the batch."""
+    Xs = np.broadcast_to(X, (len(lam),) + X.shape[-2:]) if X.ndim == 2 else X
+    A = np.matmul(np.swapaxes(Xs, 1, 2) * lam[:, None, :], Xs)
+    return np.matmul(np.matmul(Xs, np.linalg.pinv(A, hermitian=True)), np.swapaxes(Xs, 1, 2))
 
 
 def frank_wolfe_designs(X, sets, kind: str = "xy", iterations: int = FW_ITERATIONS):
@@ -77,13 +76,17 @@ def frank_wolfe_designs(X, sets, kind: str = "xy", iterations: int = FW_ITERATIO
 
 
 def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
-    Q = _q_matrix(X, lam)
     Xs = np.broadcast_to(X, (len(lam),) + X.shape[-2:]) if X.ndim == 2 else X
+    if X.ndim == 2 and np.all(lam == lam[:1]):
+        # Every design starts from the same lam (uniform over all arms): one Q serves all.
+        Q = np.broadcast_to(_q_matrix(X, lam[:1])[0], (len(lam),) + (X.shape[0],) * 2)
+    else:
+        Q = _q_matrix(X, lam)
     value = np.zeros(len(lam))
     for b in range(len(lam)):
         # Contiguous copies: one compiled signature serves every caller.
         lam_b = np.ascontiguousarray(lam[b])
-        value[b] = _fw_one(np.ascontiguousarray(Xs[b]), np.ascontiguousarray(Q[b]), lam_b,
+        value[b] = _fw_one(np.ascontiguousarray(Xs[b]), np.array(Q[b], order="C"), lam_b,
                            np.ascontiguousarray(sets[b]), np.ascontiguousarray(support[b]),
                            kind == "xy", iterations, _REFRESH_EVERY)
         lam[b] = lam_b
@@ -106,10 +109,12 @@ def _fw_one(X, Q, lam, active, support, pairs, iterations, refresh):  # pragma: 
         ya = 0
         yb = 0
         if pairs:
+            # rho is symmetric in (a, b) and 0 on the diagonal, so the first
+            # maximum over all ordered pairs is the first over pairs a < b.
             for a in range(K):
                 if not active[a]:
                     continue
-                for b in range(K):
+                for b in range(a + 1, K):
                     if not active[b]:
                         continue
                     r = Q[a, a] + Q[b, b] - 2.0 * Q[a, b]

@@ -175,12 +175,24 @@ def ablations(config) -> dict[str, Experiment]:
 
 
 def all_targets(config) -> list[str]:
+    """The default target: every published experiment's table and figure.
+    Ablations have their own target (see ablation_targets)."""
+    abl = ablations(config)
     targets = []
     for name in experiments(config):
-        targets += table_paths(name)
+        if name not in abl:
+            targets += table_paths(name)
     for name in figures(config):
-        targets += figure_paths(name)
+        if name not in abl:
+            targets += figure_paths(name)
     return targets
+
+
+def ablation_targets(config) -> list[str]:
+    out = []
+    for name in ablations(config):
+        out += table_paths(name) + figure_paths(name)
+    return out
 
 
 
