@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from linbandits.fidelity import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, check_claim, evaluate_ablations,
-                                 theorem1_bound)
+                                 factor_test, theorem1_bound)
 
 
 def table(rows, n=1000):
@@ -30,6 +30,10 @@ def test_better_holds_fails_and_is_inconclusive():
     assert check_claim(claim("never_worse", ["A"], ["B"]), tie, 0.01)["verdict"] == HOLDS
     assert check_claim(claim("comparable", ["A"], ["B"]), tie, 0.01)["verdict"] == HOLDS
     assert check_claim(claim("comparable", ["A"], ["B"]), clear, 0.01)["verdict"] == FAILS_TO_HOLD
+    # Significantly different, but well within a factor of 2: comparable.
+    close = table({("A", 1): 100, ("B", 1): 150}, n=20000)
+    assert check_claim(claim("better", ["A"], ["B"]), close, 0.01)["verdict"] == HOLDS
+    assert check_claim(claim("comparable", ["A"], ["B"]), close, 0.01)["verdict"] == HOLDS
 
 
 def test_holm_correction_is_applied_across_settings():
@@ -71,3 +75,10 @@ def test_ablation_reports_changed_verdicts(tmp_path):
 def test_theorem1_bound():
     assert theorem1_bound(11, 10, 0, 0.5) == 11
     assert theorem1_bound(2, 1, 12, 1.0) == pytest.approx(2 * math.exp(-1))
+
+
+def test_factor_test_against_hand_computation():
+    # p1 = 0.3, p2 = 0.1, n = 1000: z = (0.3 - 0.2) / sqrt(.21/1000 + 4 * .09/1000) = 0.1 / 0.023875
+    z = 0.1 / math.sqrt(0.21 / 1000 + 4 * 0.09 / 1000)
+    assert factor_test(300, 1000, 100, 1000) == pytest.approx(0.5 * math.erfc(z / math.sqrt(2)))
+    assert factor_test(0, 10, 0, 10) == 1.0
