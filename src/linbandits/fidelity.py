@@ -162,7 +162,7 @@ def load_tables(paths) -> pd.DataFrame:
     return table
 
 
-def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None) -> list[dict]:
+def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None, synthetic=()) -> list[dict]:
     """Check every claim whose experiments all have tables; `substitutions`
     maps an experiment to another (an ablation) to judge the claim there."""
     out = []
@@ -175,7 +175,11 @@ def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None) -
         algos = set(claim["a"]) | set(claim.get("b", []))
         if not algos <= set(table["algorithm"]):
             continue
-        out.append(check_claim(claim, table, alpha))
+        result = check_claim(claim, table, alpha)
+        if set(exps) & set(synthetic):
+            result["numbers"].append("computed on the synthetic stand-in for R6A: says nothing about the paper's data")
+            result["synthetic"] = True
+        out.append(result)
     return out
 
 
@@ -222,6 +226,8 @@ def main_claims(argv=None) -> int:
     parser.add_argument("--table", action="append", default=[], metavar="EXPERIMENT=CSV")
     parser.add_argument("--ablation", action="append", default=[], metavar="NAME=BASE_EXPERIMENT=CHANGES")
     parser.add_argument("--alpha", type=float, default=0.01)
+    parser.add_argument("--synthetic", action="append", default=[], metavar="EXPERIMENT",
+                        help="experiment computed on synthetic stand-in data (flagged in the output)")
     parser.add_argument("--out-md", required=True)
     parser.add_argument("--out-json", required=True)
     args = parser.parse_args(argv)
@@ -231,7 +237,7 @@ def main_claims(argv=None) -> int:
     for item in args.ablation:
         name, base, changes = item.split("=", 2)
         ablations[name] = {"ablation_of": base, "changes": changes}
-    results = evaluate(claims, tables, args.alpha)
+    results = evaluate(claims, tables, args.alpha, synthetic=args.synthetic)
     abl = evaluate_ablations(claims, tables, ablations, args.alpha)
     from linbandits.tables import write_text_atomic
 

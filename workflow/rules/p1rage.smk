@@ -52,7 +52,7 @@ for _fig, _spec in pipeline.figures(config).items():
 
 # Fidelity: every claim of the paper judged on the reproduced tables, and
 # what each ablation changes (linbandits.fidelity states each test).
-CLAIMS_TABLE = workflow.source_path("../../src/linbandits/studies/p1rage/claims.yaml")
+CLAIMS_TABLE = f"{workflow.basedir}/src/linbandits/studies/p1rage/claims.yaml"
 STUDY_EXPERIMENTS = [n for n, e in EXPERIMENTS.items() if e.study == STUDY]
 
 
@@ -62,6 +62,7 @@ ABLATIONS = [n for n in STUDY_EXPERIMENTS if EXPERIMENTS[n].ablation_of]
 
 def claims_command(names, with_ablations):
     tables = " ".join(f"--table {n}=results/tables/{n}.csv" for n in names)
+    tables += "".join(f" --synthetic {n}" for n in names if panel_subtitle(n))
     if not with_ablations:
         return tables
     return tables + " " + " ".join(
