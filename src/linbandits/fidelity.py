@@ -162,9 +162,11 @@ def load_tables(paths) -> pd.DataFrame:
     return table
 
 
-def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None, synthetic=()) -> list[dict]:
+def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None, synthetic=(),
+             restrict=None) -> list[dict]:
     """Check every claim whose experiments all have tables; `substitutions`
-    maps an experiment to another (an ablation) to judge the claim there."""
+    maps an experiment to another (an ablation) to judge the claim there;
+    `restrict` maps an experiment to the x values to keep."""
     out = []
     substitutions = substitutions or {}
     for claim in claims:
@@ -172,6 +174,8 @@ def evaluate(claims, tables: dict[str, str], alpha: float, substitutions=None, s
         if not all(e in tables for e in exps):
             continue
         table = load_tables([tables[e] for e in exps])
+        for exp, keep in (restrict or {}).items():
+            table = table[(table["experiment"] != exp) | table["x_key"].isin(keep)]
         algos = set(claim["a"]) | set(claim.get("b", []))
         if not algos <= set(table["algorithm"]):
             continue
@@ -196,7 +200,9 @@ def render_markdown(results, ablations) -> str:
     if ablations:
         lines += ["", "## Ablations: does the conclusion change?", "",
                   "Each ablation re-runs one experiment with one paper-vs-code difference switched; the claims "
-                  "judged on that experiment are judged again on the ablation.", "",
+                  "judged on that experiment are judged again on the ablation, and compared with the published "
+                  "run judged on the same settings. Ablations with fewer trials have less power: a change to "
+                  "'inconclusive' can be a loss of power rather than an effect.", "",
                   "| ablation | changes | claims re-judged | conclusion |", "|---|---|---|---|"]
         for ab in ablations:
             changed = [f"`{c['id']}`: {c['published']} -> {c['ablation']}" for c in ab["claims"]
@@ -212,7 +218,10 @@ def evaluate_ablations(claims, tables, ablations: dict, alpha):
     out = []
     for name, spec in ablations.items():
         base = spec["ablation_of"]
-        published = {r["id"]: r for r in evaluate(claims, tables, alpha)}
+        # Judge the published run on the ablation's settings only, so that a
+        # verdict changes because of the switch, not because of the subset.
+        keep = set(load_tables([tables[name]])["x_key"])
+        published = {r["id"]: r for r in evaluate(claims, tables, alpha, restrict={base: keep})}
         varied = evaluate(claims, tables, alpha, substitutions={base: name})
         rows = [{"id": r["id"], "published": published[r["id"]]["verdict"], "ablation": r["verdict"]}
                 for r in varied if base in r["experiments"] and r["id"] in published]
