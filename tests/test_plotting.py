@@ -5,12 +5,14 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+
+from linbandits import cli
 from matplotlib.colors import to_hex
 
 from linbandits.errors import UserError
 from linbandits.plotting import (ALGORITHM_COLOURS, ZERO_FLOOR_LABEL, algorithm_style,
                                  build_figure, figure_bars, figure_curves,
-                                 figure_error_with_gap, main_figure)
+                                 figure_error_with_gap)
 from linbandits.stats import normal_ci, wilson_ci
 from linbandits.tables import ALGORITHM_ORDER, write_table
 
@@ -87,7 +89,7 @@ def test_cli_pdf_identical_across_processes(tmp_path, curves_table):
 def test_cli_rejects_title_count_mismatch(tmp_path, curves_table, capsys):
     path = tmp_path / "t.csv"
     write_table(curves_table, path)
-    code = main_figure(["--kind", "curves", "--table", str(path), "--table", str(path),
+    code = cli.main(["figure", "--kind", "curves", "--table", str(path), "--table", str(path),
                         "--table", str(path), "--title", "a", "--title", "b",
                         "--out-stem", str(tmp_path / "f")])
     assert code == 2

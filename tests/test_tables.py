@@ -6,9 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from linbandits import cli
+
 from linbandits.errors import UserError
 from linbandits.stats import normal_ci, wilson_ci
-from linbandits.tables import (TABLE_COLUMNS, TableRow, aggregate, main_aggregate, read_table,
+from linbandits.tables import (TABLE_COLUMNS, TableRow, aggregate, read_table,
                                write_table)
 
 BEST_ARM = 3
@@ -146,7 +148,7 @@ def test_cli_end_to_end(tmp_path, summary):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"n_trials": 10, "rows": rows}))
     out = tmp_path / "out"
-    code = main_aggregate(["--experiment", "soare_scale", "--spec", str(spec),
+    code = cli.main(["aggregate", "--experiment", "soare_scale", "--spec", str(spec),
                            "--out-csv", str(out / "t.csv"), "--out-md", str(out / "t.md"),
                            "--out-tex", str(out / "t.tex")])
     assert code == 0
@@ -160,7 +162,7 @@ def test_cli_reports_user_errors(tmp_path, summary, capsys):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps([{"algorithm": "G-BAI", "chunks": [str(tmp_path / "nope.csv")],
                                  "summary": summary}]))
-    code = main_aggregate(["--experiment", "e", "--spec", str(spec), "--out-csv",
+    code = cli.main(["aggregate", "--experiment", "e", "--spec", str(spec), "--out-csv",
                            str(tmp_path / "t.csv"), "--out-md", str(tmp_path / "t.md"),
                            "--out-tex", str(tmp_path / "t.tex")])
     assert code == 2

@@ -303,15 +303,13 @@ def main_figure(argv=None) -> int:
     parser.add_argument("--logx", action="store_true", help="log scale on x")
     parser.add_argument("--out-stem", required=True, help="writes STEM.pdf and STEM.png")
     args = parser.parse_args(argv)
-    try:
-        tables = [read_table(path) for path in args.table]
-        write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel,
-                     args.subtitle, args.logx)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    # A UserError propagates to linbandits.cli.main, which prints it alone.
+    tables = [read_table(path) for path in args.table]
+    write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel, args.subtitle, args.logx)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main_figure(sys.argv[1:]))
+    from linbandits.cli import main
+
+    sys.exit(main(["figure", *sys.argv[1:]]))

@@ -333,19 +333,18 @@ def main_aggregate(argv=None) -> int:
     parser.add_argument("--out-md", required=True)
     parser.add_argument("--out-tex", required=True)
     args = parser.parse_args(argv)
+    # A UserError propagates to linbandits.cli.main, which prints it alone.
     try:
-        try:
-            with open(args.spec, encoding="utf-8") as handle:
-                spec = json.load(handle)
-        except (FileNotFoundError, json.JSONDecodeError) as exc:
-            raise UserError(f"cannot read table spec {args.spec}: {exc}") from None
-        table = aggregate(rows_from_spec(spec, args.experiment))
-        write_table(table, args.out_csv, args.out_md, args.out_tex)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        with open(args.spec, encoding="utf-8") as handle:
+            spec = json.load(handle)
+    except (FileNotFoundError, json.JSONDecodeError) as exc:
+        raise UserError(f"cannot read table spec {args.spec}: {exc}") from None
+    table = aggregate(rows_from_spec(spec, args.experiment))
+    write_table(table, args.out_csv, args.out_md, args.out_tex)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main_aggregate(sys.argv[1:]))
+    from linbandits.cli import main
+
+    sys.exit(main(["aggregate", *sys.argv[1:]]))
