@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from linbandits import __version__
+from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
 
 
@@ -44,13 +45,6 @@ def load_instance(args):
                             "only noise=gaussian|bounded does")
         return load_instance_file(args.instance_file, noise=settings.get("noise"))
     return build_instance(args.instance, settings)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 def cmd_simulate(args) -> int:
@@ -97,8 +91,8 @@ def cmd_simulate(args) -> int:
         "designs_solved": algorithm.designs.solves,
     }
     # The sidecar is written first: the CSV's presence marks a complete result.
-    write_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=_jsonable) + "\n")
-    write_atomic(out, "\n".join(lines) + "\n")
+    write_text_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=_jsonable) + "\n")
+    write_text_atomic(out, "\n".join(lines) + "\n")
     return 0
 
 
@@ -117,7 +111,7 @@ def cmd_instance(args) -> int:
     summary = instance.summary()
     save_instance_file(args.out, instance.X, instance.thetas, instance.noise_sd,
                        meta={**instance.meta, "name": instance.name, "noise": instance.noise})
-    write_atomic(Path(args.summary), json.dumps(summary, indent=2, default=_jsonable) + "\n")
+    write_text_atomic(Path(args.summary), json.dumps(summary, indent=2, default=_jsonable) + "\n")
     return 0
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
 from linbandits.stats import holm, two_proportion_test, wilson_ci
 
@@ -248,8 +249,6 @@ def main_claims(argv=None) -> int:
         ablations[name] = {"ablation_of": base, "changes": changes}
     results = evaluate(claims, tables, args.alpha, synthetic=args.synthetic)
     abl = evaluate_ablations(claims, tables, ablations, args.alpha)
-    from linbandits.tables import write_text_atomic
-
     write_text_atomic(args.out_md, render_markdown(results, abl))
     write_text_atomic(args.out_json, json.dumps({"alpha": args.alpha, "claims": results, "ablations": abl},
                                                 indent=2) + "\n")

@@ -25,7 +25,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from linbandits.errors import UserError  # noqa: E402
-from linbandits.tables import algorithm_sort_key, atomic_output, read_summary, \
+from linbandits.atomic import atomic_output
+from linbandits.tables import algorithm_sort_key, read_summary, \
     read_table  # noqa: E402
 
 # Fixed per algorithm so a colour means the same algorithm in every figure.

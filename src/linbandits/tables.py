@@ -12,18 +12,15 @@ CLI (called by the pipeline):
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import math
-import os
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
 from linbandits.stats import normal_ci, wilson_ci
 
@@ -212,37 +209,6 @@ def read_table(path) -> pd.DataFrame:
 
 
 # -------------------------------------------------------------------- rendering
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def atomic_output(path):
-    """Yield a temporary path beside `path`; rename it onto `path` only on success.
-
-    A crash never leaves a half-written output that a pipeline would take for done.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        # mkstemp makes the file private (0600); give it the usual umask-based mode.
-        os.chmod(tmp, 0o666 & ~_current_umask())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def write_text_atomic(path, text: str) -> None:
-    with atomic_output(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-
 
 def table_to_csv(table: pd.DataFrame) -> str:
     return table.to_csv(index=False, float_format=CSV_FLOAT_FORMAT, na_rep="",

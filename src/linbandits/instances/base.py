@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from linbandits.atomic import atomic_output
 from linbandits.errors import UserError
 
 NOISE_KINDS = ("gaussian", "bounded")
@@ -127,23 +128,20 @@ def validate_arrays(X, thetas, noise_sd, where: str) -> None:
 def save_instance_file(path, X, thetas, noise_sd, meta: dict | None = None) -> None:
     """Write the user instance format: .npz with X (K x d), thetas (T x d), noise_sd.
 
-    Written to a temporary name and renamed, so a half-written file never
-    looks complete.
+    Written to a temporary name and renamed (linbandits.atomic), so a
+    half-written file never looks complete.
     """
     path = Path(path)
     validate_arrays(X, thetas, noise_sd, where=str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.npz")
     arrays = {"X": np.asarray(X, float), "thetas": np.asarray(thetas, float),
               "noise_sd": np.float64(noise_sd), "meta": np.array(json.dumps(meta or {}, sort_keys=True))}
     # np.savez stamps the zip members with the current time; fixed stamps
     # make the same instance the same bytes on every run.
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
+    with atomic_output(path) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
         for name, arr in arrays.items():
             buf = io.BytesIO()
             np.lib.format.write_array(buf, np.asanyarray(arr), allow_pickle=False)
             zf.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0)), buf.getvalue())
-    tmp.replace(path)
 
 
 def load_instance_file(path, T: int | None = None, noise: str | None = None) -> Instance:

@@ -6,7 +6,6 @@ parsed arguments and returns an exit code. Problems are raised as UserError
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path

@@ -21,14 +21,13 @@ import gzip
 import json
 import math
 import operator
-import os
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from linbandits.atomic import atomic_output, write_text_atomic
 from linbandits.errors import UserError
 
 PUBLISHED_DAYS = tuple(f"200905{d:02d}" for d in range(1, 8))
@@ -503,43 +502,17 @@ def check_r6a_dir(r6a_dir, days=PUBLISHED_DAYS, full: bool = True) -> dict:
 
 # --- writing ----------------------------------------------------------------
 
-def publish(tmp, path) -> None:
-    """Give a finished temporary file the usual permissions (mkstemp makes it 0600) and rename it."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
-
-
 def atomic_write_json(path, obj) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(obj, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-        publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
 def write_day_npz(path, parser: DayParser, meta: dict) -> None:
     """Write z, clicks and meta as an .npz, streaming the chunks (no n x 36 copy in memory)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_output(path) as tmp:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
             write_npy_member(zf, "z", parser.z_chunks, (36,), np.float32)
             write_npy_member(zf, "clicks", parser.click_chunks, (), np.uint8)
             write_npy_member(zf, "meta", [np.array(json.dumps(meta))], None, None)
-        publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_npy_member(zf, name, chunks, row_shape, dtype) -> None:

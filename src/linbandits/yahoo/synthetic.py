@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import calendar
 import gzip
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from linbandits.atomic import atomic_output
 from linbandits.errors import UserError
 from linbandits.yahoo import r6a
 
@@ -223,16 +222,10 @@ def write_synthetic_corpus(out_dir, lines_per_day: int, seed: int, malformed_rat
 
 def write_day_file(path: Path, chunks, compresslevel: int, stamp: str) -> dict:
     """gzip the generated text to a temporary name, then rename; mtime 0 keeps bytes reproducible."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     info = None
-    try:
-        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(filename=stamp, mode="wb", fileobj=raw,
-                                                      compresslevel=compresslevel, mtime=0) as gz:
-            for text, final in chunks:
-                gz.write(text.encode("ascii"))
-                info = final or info
-        r6a.publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as tmp, open(tmp, "wb") as raw, \
+            gzip.GzipFile(filename=stamp, mode="wb", fileobj=raw, compresslevel=compresslevel, mtime=0) as gz:
+        for text, final in chunks:
+            gz.write(text.encode("ascii"))
+            info = final or info
     return info
