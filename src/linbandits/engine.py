@@ -42,8 +42,7 @@ class TrialBatch:
         self.instance = instance
         self.trials = np.asarray(trials, dtype=np.int64)
         self.n = len(self.trials)
-        self.K, self.d, self.T = instance.K, instance.d, instance.T
-        self.X = instance.X
+        self.K, self.T = instance.K, instance.T
         self.rngs = [trial_rng(seed, t) for t in self.trials]
         self.stationary = instance.stationary
         self.mu = instance.X @ instance.thetas[0]
@@ -54,10 +53,17 @@ class TrialBatch:
         return np.ones(self.n, dtype=bool) if active is None else np.asarray(active, dtype=bool)
 
     def _noise(self, rng, counts):
+        """Noise summed over counts[k] pulls of each arm: one draw per arm."""
         sd = self.instance.noise_sd
         if self.instance.noise == "gaussian":
             return sd * np.sqrt(counts) * rng.standard_normal(self.K)
         return sd * (2.0 * rng.binomial(counts, 0.5) - counts)
+
+    def _one_pull_noise(self, rng):
+        """Noise of a single pull, in units of noise_sd."""
+        if self.instance.noise == "gaussian":
+            return rng.standard_normal()
+        return 1.0 if rng.random() < 0.5 else -1.0
 
     def pull_iid(self, start: int, length: int, lam, active=None):
         """Each active trial pulls `length` arms i.i.d. from its row of lam
@@ -93,10 +99,7 @@ class TrialBatch:
         # one noise variate from its own generator.
         idx = np.flatnonzero(active)
         u = np.array([self.rngs[i].random() for i in idx])
-        if self.instance.noise == "gaussian":
-            noise = np.array([self.rngs[i].standard_normal() for i in idx])
-        else:
-            noise = np.array([1.0 if self.rngs[i].random() < 0.5 else -1.0 for i in idx])
+        noise = np.array([self._one_pull_noise(self.rngs[i]) for i in idx])
         c = cdf[idx]
         arms = np.minimum((c <= (u * c[:, -1])[:, None]).sum(axis=1), self.K - 1)
         mean = self.mu[arms] if self.stationary else self.means[t, arms]

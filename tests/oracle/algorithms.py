@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .frank_wolfe import design, g_design, xy_design
+from .frank_wolfe import g_design, xy_design
 
 ALGORITHMS = ("G-BAI", "P1-RAGE", "P1-Peace", "Peace", "Mixed-Peace", "OD-LinBAI")
 

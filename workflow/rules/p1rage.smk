@@ -7,10 +7,12 @@ from shlex import quote as shlex_quote
 STUDY = "p1rage"
 
 
+def uses_synthetic_data(exp_name):
+    return EXPERIMENTS[exp_name].instance == "yahoo" and config["yahoo"]["source"] == "synthetic"
+
+
 def panel_subtitle(exp_name):
-    if EXPERIMENTS[exp_name].instance == "yahoo" and config["yahoo"]["source"] == "synthetic":
-        return "synthetic stand-in for R6A"
-    return None
+    return "synthetic stand-in for R6A" if uses_synthetic_data(exp_name) else None
 
 
 for _fig, _spec in pipeline.figures(config).items():
@@ -62,7 +64,7 @@ ABLATIONS = [n for n in STUDY_EXPERIMENTS if EXPERIMENTS[n].ablation_of]
 
 def claims_command(names, with_ablations):
     tables = " ".join(f"--table {n}=results/tables/{n}.csv" for n in names)
-    tables += "".join(f" --synthetic {n}" for n in names if panel_subtitle(n))
+    tables += "".join(f" --synthetic {n}" for n in names if uses_synthetic_data(n))
     if not with_ablations:
         return tables
     return tables + " " + " ".join(
