@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from linbandits.designs import FW_ITERATIONS, DesignCache, n_epochs
-from linbandits.errors import UserError
+from linbandits.options import parse_options  # noqa: F401  (re-exported)
 
 
 class Algorithm:
@@ -79,36 +79,3 @@ def ips_increment(X, sums, sinv):
 
 def arm_values(X, theta):
     return np.einsum("kd,nd->nk", X, theta)
-
-
-def parse_options(algo, options: dict) -> dict:
-    out = dict(algo.defaults)
-    for key, raw in options.items():
-        if key not in algo.defaults:
-            valid = ", ".join(f"{k} (default {v})" for k, v in algo.defaults.items())
-            raise UserError(f"{algo.name} has no option {key!r}; its options are: {valid}")
-        default = algo.defaults[key]
-        out[key] = coerce(raw, default, f"{algo.name} option {key}")
-        allowed = algo.choices.get(key)
-        if allowed is not None and out[key] not in allowed:
-            raise UserError(f"{algo.name} option {key}={out[key]!r} is not allowed; choose one of {', '.join(map(str, allowed))}")
-    return out
-
-
-def coerce(raw, default, what: str):
-    if not isinstance(raw, str):
-        return raw
-    try:
-        if isinstance(default, bool):
-            if raw.lower() in ("true", "1", "yes"):
-                return True
-            if raw.lower() in ("false", "0", "no"):
-                return False
-            raise ValueError
-        if isinstance(default, int):
-            return int(raw)
-        if isinstance(default, float):
-            return float(raw)
-    except ValueError:
-        raise UserError(f"{what}: {raw!r} is not a valid {type(default).__name__}") from None
-    return raw
