@@ -23,7 +23,7 @@ BUDGET_BYTES = 2 * 1024 ** 3
 
 
 def generate(out_dir: Path, lines: int) -> Path:
-    from linbandits.yahoo import r6a, synthetic
+    from linbandits.r6a import reader as r6a, synthetic
     path = out_dir / r6a.day_file_name(DAY)
     if path.exists():
         return path

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from linbandits.designs import exact_design, frank_wolfe_designs
-from linbandits.instances import build_instance, save_instance_file
+from linbandits.catalogue import build_instance
+from linbandits.problems import save_instance
 
 
 def soare_arms(omega=0.1, d=10):
@@ -69,7 +70,7 @@ def test_bad_instance_file_is_one_clear_message(tmp_path, arrays, message):
 def test_simulate_writes_csv_and_sidecar(tmp_path):
     inst = build_instance("soare_sto", {"T": 50})
     path = tmp_path / "inst.npz"
-    save_instance_file(path, inst.X, inst.thetas, inst.noise_sd)
+    save_instance(path, inst)
     out = run_cli("simulate", "--instance-file", str(path), "--algorithm", "P1-RAGE", "--trials", "5",
                   "--first-trial", "10", "--seed", "3", "--out", str(tmp_path / "o.csv"), "--option", "m=3")
     assert out.returncode == 0, out.stderr

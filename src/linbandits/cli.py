@@ -1,7 +1,8 @@
-"""Command line: `linbandits simulate ...` runs one (algorithm, instance) pair.
+"""Command line: `linbandits simulate ...` runs one (algorithm, instance) pair of any study.
 
-Every other subcommand is a thin entry the pipeline rules call. Any
-UserError is printed as one line on stderr, exit status 2.
+`linbandits instance ...` writes an instance file and its summary; every other
+subcommand is a thin entry the pipeline rules call (the shared R6A tools and
+each study's own). Any UserError is printed as one line on stderr, exit 2.
 """
 from __future__ import annotations
 
@@ -17,6 +18,17 @@ import numpy as np
 from linbandits import __version__
 from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
+
+# Shared subcommands implemented elsewhere, imported only when used: they pull
+# in pandas, scipy or matplotlib, which `simulate` should not pay for. Each
+# study adds its own (Study.commands).
+SHARED_COMMANDS = {
+    "yahoo-synthetic": ("linbandits.r6a.cli", "write a synthetic stand-in corpus in the R6A format"),
+    "yahoo-check": ("linbandits.r6a.cli", "check the seven R6A day files"),
+    "yahoo-parse": ("linbandits.r6a.cli", "parse one R6A day into features"),
+    "yahoo-qc": ("linbandits.r6a.cli", "merge per-day QC counts"),
+    "overview": ("linbandits.overview:main", "the overview page: every study, its figures and claims"),
+}
 
 
 def parse_pairs(items, what: str) -> dict:
@@ -35,21 +47,26 @@ def parse_pairs(items, what: str) -> dict:
 
 
 def load_instance(args):
-    from linbandits.instances import build_instance, load_instance_file
+    from linbandits.catalogue import build_instance
+    from linbandits.problems import load_instance_file
 
     settings = parse_pairs(args.setting, "--setting")
     if args.instance_file:
-        unknown = set(settings) - {"noise"}
-        if unknown:
-            raise UserError(f"--setting {', '.join(sorted(unknown))} does not apply to --instance-file; "
-                            "only noise=gaussian|bounded does")
-        return load_instance_file(args.instance_file, noise=settings.get("noise"))
+        return load_instance_file(args.instance_file, settings)
     return build_instance(args.instance, settings)
 
 
+def format_column(values) -> list[str]:
+    """CSV cells: integers as integers, floats with every digit (repr), booleans as 0/1."""
+    arr = np.asarray(values)
+    if arr.dtype == bool or np.issubdtype(arr.dtype, np.integer):
+        return [str(int(v)) for v in arr]
+    return [repr(float(v)) for v in arr]
+
+
 def cmd_simulate(args) -> int:
-    from linbandits.algorithms import make_algorithm
-    from linbandits.engine import run_trials
+    from linbandits.catalogue import make_algorithm, study_of_algorithm
+    from linbandits.npzfile import write_npz
 
     if args.trials < 1:
         raise UserError(f"--trials must be at least 1, got {args.trials}")
@@ -57,6 +74,7 @@ def cmd_simulate(args) -> int:
         raise UserError(f"--first-trial must be >= 0, got {args.first_trial}")
     if os.environ.get("LINBANDITS_FAIL_FOR_TESTING"):
         raise UserError("simulate failed on purpose (LINBANDITS_FAIL_FOR_TESTING is set)")
+    study = study_of_algorithm(args.algorithm)
     instance = load_instance(args)
     options = parse_pairs(args.option, "--option")
     algorithm = make_algorithm(args.algorithm, instance, options)
@@ -69,34 +87,41 @@ def cmd_simulate(args) -> int:
             last[0] = now
             print(f"[{args.algorithm}] {done}/{total} trials, {now - started:.1f} s", file=sys.stderr, flush=True)
 
-    res = run_trials(algorithm, instance, args.seed, args.first_trial, args.trials, progress=progress)
+    trials = np.arange(args.first_trial, args.first_trial + args.trials, dtype=np.int64)
+    records = algorithm.simulate(args.seed, trials, progress=progress)
     elapsed = time.perf_counter() - started
+    if args.curves and not records.curves:
+        raise UserError(f"--curves: algorithm {args.algorithm} records no per-round curves")
     out = Path(args.out)
-    lines = ["trial,recommended,correct"]
-    lines += [f"{t},{r},{c}" for t, r, c in zip(res.trials, res.recommended, res.correct)]
+    columns = {"trial": format_column(trials), **{k: format_column(v) for k, v in records.columns.items()}}
+    lines = [",".join(columns)] + [",".join(row) for row in zip(*columns.values())]
+    summary = instance.summary()
     sidecar = {
         "command": "simulate",
         "version": __version__,
+        "study": study.name,
         "algorithm": args.algorithm,
         "options": algorithm.options,
         "instance": args.instance,
         "instance_file": args.instance_file,
+        "instance_kind": instance.kind,
         "settings": parse_pairs(args.setting, "--setting"),
-        "instance_summary": {k: v for k, v in instance.summary().items() if k != "gaps"},
+        "instance_summary": {k: v for k, v in summary.items() if k != "gaps"},
         "seed": args.seed,
         "first_trial": args.first_trial,
         "trials": args.trials,
-        "errors": int(args.trials - res.correct.sum()),
+        **records.info,
         "elapsed_seconds": round(elapsed, 3),
-        "designs_solved": algorithm.designs.solves,
     }
-    # The sidecar is written first: the CSV's presence marks a complete result.
-    write_text_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=_jsonable) + "\n")
+    # The sidecar (and curves) are written first: the CSV's presence marks a complete result.
+    write_text_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=jsonable) + "\n")
+    if args.curves:
+        write_npz(args.curves, {"trial": trials, **{k: np.asarray(v) for k, v in records.curves.items()}})
     write_text_atomic(out, "\n".join(lines) + "\n")
     return 0
 
 
-def _jsonable(obj):
+def jsonable(obj):
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -105,24 +130,26 @@ def _jsonable(obj):
 
 
 def cmd_instance(args) -> int:
-    from linbandits.instances import save_instance_file
+    from linbandits.problems import save_instance
 
     instance = load_instance(args)
-    summary = instance.summary()
-    save_instance_file(args.out, instance.X, instance.thetas, instance.noise_sd,
-                       meta={**instance.meta, "name": instance.name, "noise": instance.noise})
-    write_text_atomic(Path(args.summary), json.dumps(summary, indent=2, default=_jsonable) + "\n")
+    save_instance(args.out, instance)
+    write_text_atomic(Path(args.summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from linbandits.algorithms import describe_algorithms
-    from linbandits.instances import describe_instances
+def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
+    """The parser; the catalogue of every study's instances and algorithms only when help is asked for
+    (it imports every algorithm)."""
+    catalogue = ""
+    if full_help:
+        from linbandits.catalogue import describe_algorithms, describe_instances
 
-    catalogue = f"instances:\n{describe_instances()}\n\nalgorithms:\n{describe_algorithms()}"
+        catalogue = f"{describe_instances()}\n\n{describe_algorithms()}"
     parser = argparse.ArgumentParser(
         prog="linbandits", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Fixed-budget best-arm identification in (non-)stationary linear bandits.",
+        description="Replication pipeline of five papers on (non-)stationary linear bandits: "
+                    "run any study's algorithms on its instances.",
         epilog=catalogue)
     parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -130,20 +157,23 @@ def build_parser() -> argparse.ArgumentParser:
     def instance_args(p):
         src = p.add_mutually_exclusive_group(required=True)
         src.add_argument("--instance", help="instance family name (listed below)")
-        src.add_argument("--instance-file", help=".npz with X (K x d), thetas (T x d), noise_sd")
+        src.add_argument("--instance-file", help=".npz instance file of one of the kinds listed below")
         p.add_argument("--setting", action="append", metavar="K=V[,K=V...]",
                        help="instance settings, e.g. s=2.5,L=1800")
 
-    sim = sub.add_parser("simulate", help="run N trials of one algorithm on one instance",
+    sim = sub.add_parser("simulate", help="run N independent runs of one algorithm on one instance",
                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
     instance_args(sim)
     sim.add_argument("--algorithm", required=True, help="algorithm name (listed below)")
-    sim.add_argument("--trials", type=int, required=True, help="number of trials")
+    sim.add_argument("--trials", type=int, required=True, help="number of runs")
     sim.add_argument("--first-trial", type=int, default=0,
-                     help="index of the first trial (default 0); trial i's outcome depends only on (seed, i)")
+                     help="index of the first run (default 0); run i's outcome depends only on (seed, i)")
     sim.add_argument("--seed", type=int, required=True)
-    sim.add_argument("--out", required=True, help="CSV with columns trial,recommended,correct (+ .json sidecar)")
+    sim.add_argument("--out", required=True,
+                     help="CSV, one row per run, `trial` first, the study's columns after it (+ .json sidecar)")
     sim.add_argument("--option", action="append", metavar="K=V", help="algorithm option, e.g. m=15")
+    sim.add_argument("--curves", metavar="F.npz",
+                     help="also write per-run curves (regret vs round) where the algorithm records them")
     sim.set_defaults(func=cmd_simulate)
 
     inst = sub.add_parser("instance", help="write an instance as .npz plus its JSON summary",
@@ -153,34 +183,23 @@ def build_parser() -> argparse.ArgumentParser:
     inst.add_argument("--summary", required=True)
     inst.set_defaults(func=cmd_instance)
 
-    for name, (module, _) in DELEGATED.items():
-        sub.add_parser(name, add_help=False, help=DELEGATED[name][1])
+    for name, (_, help_text) in delegated_commands().items():
+        sub.add_parser(name, add_help=False, help=help_text)
     return parser
 
 
-# Subcommands implemented elsewhere, imported only when used: they pull in
-# pandas, matplotlib and scipy, which `simulate` should not pay for.
-DELEGATED = {
-    "aggregate": ("linbandits.tables:main_aggregate", "aggregate trial chunks into a table"),
-    "figure": ("linbandits.plotting:main_figure", "draw a figure from tables"),
-    "claims": ("linbandits.fidelity:main_claims", "check the paper's claims on the tables"),
-    "theorem1": ("linbandits.fidelity:main_theorem1", "G-BAI's error against the Theorem 1 bound"),
-    "yahoo-synthetic": ("linbandits.yahoo.cli", "write a synthetic stand-in corpus in the R6A format"),
-    "yahoo-check": ("linbandits.yahoo.cli", "check the seven R6A day files"),
-    "yahoo-parse": ("linbandits.yahoo.cli", "parse one R6A day into features"),
-    "yahoo-qc": ("linbandits.yahoo.cli", "merge per-day QC counts"),
-    "yahoo-instance": ("linbandits.yahoo.cli", "PCA, ridge fits and arm set -> instance file"),
-}
+def delegated_commands() -> dict:
+    from linbandits.catalogue import commands
+
+    return {**SHARED_COMMANDS, **commands()}
 
 
-def run_delegated(argv) -> int:
+def run_delegated(target: str, argv) -> int:
     import importlib
 
-    name, rest = argv[0], argv[1:]
-    target = DELEGATED[name][0]
     if ":" in target:
         module, func = target.split(":")
-        return getattr(importlib.import_module(module), func)(rest) or 0
+        return getattr(importlib.import_module(module), func)(argv[1:]) or 0
     mod = importlib.import_module(target)
     parser = argparse.ArgumentParser(prog="linbandits")
     mod.add_subcommands(parser.add_subparsers(dest="command", required=True))
@@ -191,9 +210,10 @@ def run_delegated(argv) -> int:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if argv and argv[0] in DELEGATED:
-            return run_delegated(argv)
-        parser = build_parser()
+        delegated = delegated_commands()
+        if argv and argv[0] in delegated:
+            return run_delegated(delegated[argv[0]][0], argv)
+        parser = build_parser(full_help=any(a in ("-h", "--help") for a in argv))
         args = parser.parse_args(argv)
         return args.func(args)
     except UserError as exc:

@@ -2,16 +2,24 @@
 
 The config holds studies (one per paper); a study holds experiments, each a
 row of a settings table: an instance family, the swept setting and its
-values, fixed settings, algorithm options and a trial count. Everything a
-rule asks (which settings, which chunks, which seed, which targets) is
-answered here, so the .smk files stay thin and this logic is unit-tested.
+values, fixed settings, algorithm options and a run count. Everything a rule
+asks (which settings, which chunks, which seed, which paths, which targets)
+is answered here, so the .smk files stay thin and this logic is unit-tested.
+
+Paths: results/<study>/{instances,raw,tables}/..., figures/<study>/...,
+logs/<study>/...; with `preview: true` everything goes under preview/.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
+import shlex
+from pathlib import Path
 
 from linbandits.errors import UserError
+
+STUDIES_DIR = Path(__file__).parent / "studies"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +36,8 @@ class Experiment:
     title: str = ""
     ablation_of: str | None = None
     changes: str = ""
+    seed: int | None = None
+    chunk_size: int | None = None
 
     def setting_ids(self) -> list[str]:
         if self.sweep is None:
@@ -57,107 +67,115 @@ def setting_id(sweep: str, value) -> str:
     return f"{sweep}{value}"
 
 
+# ------------------------------------------------------------------- studies
+
+def study_sections(config) -> dict:
+    return config.get("studies", {}) or {}
+
+
+def enabled_studies(config) -> list[str]:
+    """Studies the default target builds (each section's `enabled`, true unless it says false)."""
+    return [s for s, body in study_sections(config).items() if body.get("enabled", True)]
+
+
 def experiments(config) -> dict[str, Experiment]:
     """Every experiment of every study (and ablation), by unique name."""
     out = {}
     scale = float(config.get("trial_scale", 1.0))
+    if config.get("preview"):
+        scale *= float(config.get("preview_scale", 0.02))
     floor = int(config.get("min_trials", 1))
-    for study, body in config.get("studies", {}).items():
+    for study, body in study_sections(config).items():
         algos = tuple(body.get("algorithms", ()))
         options = body.get("options", {}) or {}
-        for name, row in body.get("experiments", {}).items():
+        for name, row in (body.get("experiments", {}) or {}).items():
             if name in out:
-                raise UserError(f"experiment name {name!r} is used twice; experiment names must be unique")
+                raise UserError(f"experiment name {name!r} is used twice (studies {out[name].study} and "
+                                f"{study}); experiment names must be unique")
             trials = max(floor, int(round(row["trials"] * scale)))
-            opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in algos}
+            row_algos = tuple(row.get("algorithms", algos))
+            opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in row_algos}
             out[name] = Experiment(
                 study=study, name=name, instance=row["instance"], sweep=row.get("sweep"),
                 values=tuple(row.get("values", ())), settings=dict(row.get("settings", {}) or {}),
-                options=opts, trials=trials, algorithms=tuple(row.get("algorithms", algos)),
+                options=opts, trials=trials, algorithms=row_algos,
                 title=row.get("title", name), ablation_of=row.get("ablation_of"),
-                changes=row.get("changes", ""))
+                changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"))
     return out
 
 
+def study_experiments(config, study: str, published_only: bool = False) -> dict[str, Experiment]:
+    return {n: e for n, e in experiments(config).items()
+            if e.study == study and not (published_only and e.ablation_of)}
+
+
 def chunks(config, experiment: Experiment) -> list[tuple[int, int]]:
-    """(first trial, number of trials) of every simulate job of a setting."""
-    size = int(config["chunk_size"])
+    """(first run, number of runs) of every simulate job of a setting."""
+    size = int(experiment.chunk_size or config["chunk_size"])
     return [(lo, min(size, experiment.trials - lo)) for lo in range(0, experiment.trials, size)]
 
 
 def job_seed(config, experiment: str, setting: str) -> int:
     """Independent streams per (experiment, setting); the same for every
-    algorithm there, so algorithms are compared on common random numbers."""
+    algorithm there, so algorithms are compared on common random numbers.
+    An experiment with its own `seed` uses it as is (a study whose protocol
+    fixes the seeds, e.g. runs 0..9)."""
+    exp = experiments(config).get(experiment)
+    if exp is not None and exp.seed is not None:
+        return int(exp.seed)
     digest = hashlib.sha256(f"{config['seed']}/{experiment}/{setting}".encode()).hexdigest()
     return int(digest[:8], 16)
 
 
 def setting_args(settings: dict) -> str:
     """--setting flags for `linbandits instance` ('' when there are none)."""
-    import shlex
-
     return " ".join(f"--setting {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
 
 
 def option_args(options: dict) -> str:
-    return " ".join(f"--option {k}={v}" for k, v in sorted(options.items()))
-
-
-def raw_chunk_paths(config, exp: Experiment, setting: str, algorithm: str, root: str = "results/raw"):
-    return [f"{root}/{exp.name}/{setting}/{algorithm}/chunk{lo}-{lo + n - 1}.csv" for lo, n in chunks(config, exp)]
+    return " ".join(f"--option {shlex.quote(f'{k}={v}')}" for k, v in sorted(options.items()))
 
 
 def chunk_bounds(chunk: str) -> tuple[int, int]:
-    """'0-999' -> (first trial 0, 1000 trials)."""
+    """'0-999' -> (first run 0, 1000 runs)."""
     lo, hi = (int(p) for p in chunk.split("-"))
     return lo, hi - lo + 1
 
 
-def table_paths(exp_name: str) -> list[str]:
-    return [f"results/tables/{exp_name}.{ext}" for ext in ("csv", "md", "tex")]
+# --------------------------------------------------------------------- paths
+
+def prefix(config) -> str:
+    """'' for real runs; 'preview/' when the config asks for a preview, so the two never mix."""
+    return "preview/" if config.get("preview") else ""
 
 
-def figure_paths(name: str) -> list[str]:
-    return [f"figures/{name}.{ext}" for ext in ("pdf", "png")]
+def instance_path(config, exp: Experiment, setting: str, ext: str = "npz") -> str:
+    return f"{prefix(config)}results/{exp.study}/instances/{exp.name}/{setting}.{ext}"
 
 
-def builtin_families() -> set[str]:
-    from linbandits.instances import FAMILIES
+def raw_chunk_paths(config, exp: Experiment, setting: str, algorithm: str, ext: str = "csv") -> list[str]:
+    return [f"{prefix(config)}results/{exp.study}/raw/{exp.name}/{setting}/{algorithm}/chunk{lo}-{lo + n - 1}.{ext}"
+            for lo, n in chunks(config, exp)]
 
-    return set(FAMILIES)
+
+def table_paths(config, exp: Experiment) -> list[str]:
+    return [f"{prefix(config)}results/{exp.study}/tables/{exp.name}.{ext}" for ext in ("csv", "md", "tex")]
 
 
-def check_config(config) -> None:
-    """Checks the schema cannot express: names that must exist elsewhere."""
-    from linbandits.algorithms import ALGORITHMS
+def figure_paths(config, study: str, name: str) -> list[str]:
+    return [f"{prefix(config)}figures/{study}/{name}.{ext}" for ext in ("pdf", "png")]
 
-    exps = experiments(config)
-    for exp in exps.values():
-        for algo in exp.algorithms:
-            if algo not in ALGORITHMS:
-                raise UserError(f"experiment {exp.name}: unknown algorithm {algo!r}; "
-                                f"valid algorithms are: {', '.join(ALGORITHMS)}")
-        if exp.sweep is not None and not exp.values:
-            raise UserError(f"experiment {exp.name}: sweep {exp.sweep!r} needs a non-empty 'values' list")
-        if exp.ablation_of and exp.ablation_of not in exps:
-            raise UserError(f"experiment {exp.name}: ablation_of {exp.ablation_of!r} is not an experiment")
-        if exp.instance not in builtin_families() and exp.instance not in config.get("external_instances", []):
-            raise UserError(f"experiment {exp.name}: unknown instance {exp.instance!r}; valid instances are: "
-                            f"{', '.join(sorted(builtin_families() | set(config.get('external_instances', []))))}")
-    for study, body in config.get("studies", {}).items():
-        for fig, spec in (body.get("figures", {}) or {}).items():
-            for panel in spec["panels"]:
-                if panel["experiment"] not in exps:
-                    raise UserError(f"figure {fig}: panel experiment {panel['experiment']!r} is not an experiment; "
-                                    f"experiments are: {', '.join(exps)}")
 
+# ------------------------------------------------------------------- figures
 
 def figures(config) -> dict[str, dict]:
     """The configured figures, plus one per ablation: the ablation's curve
     (or bars) beside the published experiment it varies."""
     out = {}
-    for study, body in config.get("studies", {}).items():
+    for study, body in study_sections(config).items():
         for name, spec in (body.get("figures", {}) or {}).items():
+            if name in out:
+                raise UserError(f"figure name {name!r} is used twice; figure names must be unique")
             out[name] = {**spec, "study": study}
     for exp in experiments(config).values():
         if exp.ablation_of:
@@ -170,49 +188,104 @@ def figures(config) -> dict[str, dict]:
     return out
 
 
+def study_figures(config, study: str, published_only: bool = True) -> dict[str, dict]:
+    abl = ablations(config)
+    return {n: f for n, f in figures(config).items()
+            if f["study"] == study and not (published_only and n in abl)}
+
+
 def ablations(config) -> dict[str, Experiment]:
     return {n: e for n, e in experiments(config).items() if e.ablation_of}
 
 
-def all_targets(config) -> list[str]:
-    """The default target: every published experiment's table and figure.
-    Ablations have their own target (see ablation_targets)."""
-    abl = ablations(config)
-    targets = []
-    for name in experiments(config):
-        if name not in abl:
-            targets += table_paths(name)
-    for name in figures(config):
-        if name not in abl:
-            targets += figure_paths(name)
-    return targets
-
-
-def ablation_targets(config) -> list[str]:
+def ablation_targets(config, study: str) -> list[str]:
     out = []
-    for name in ablations(config):
-        out += table_paths(name) + figure_paths(name)
+    for name, exp in ablations(config).items():
+        if exp.study == study:
+            out += table_paths(config, exp) + figure_paths(config, study, name)
     return out
 
 
+# ------------------------------------------------------------ validation
+
+def check_config(config) -> None:
+    """Checks the schema cannot express: names that must exist elsewhere."""
+    from linbandits import catalogue
+
+    algorithm_names = catalogue.algorithm_names()
+    families = set(catalogue.family_names())
+    exps = experiments(config)
+    for exp in exps.values():
+        external = set(study_sections(config)[exp.study].get("external_instances", []) or [])
+        for algo in exp.algorithms:
+            if algo not in algorithm_names:
+                raise UserError(f"experiment {exp.name}: unknown algorithm {algo!r}; "
+                                f"valid algorithms are: {', '.join(algorithm_names)}")
+            if catalogue.study_of_algorithm(algo).name != exp.study:
+                raise UserError(f"experiment {exp.name} of study {exp.study} runs {algo}, an algorithm of study "
+                                f"{catalogue.study_of_algorithm(algo).name}")
+        if exp.sweep is not None and not exp.values:
+            raise UserError(f"experiment {exp.name}: sweep {exp.sweep!r} needs a non-empty 'values' list")
+        if exp.ablation_of and exp.ablation_of not in exps:
+            raise UserError(f"experiment {exp.name}: ablation_of {exp.ablation_of!r} is not an experiment")
+        if exp.instance not in families and exp.instance not in external:
+            raise UserError(f"experiment {exp.name}: unknown instance {exp.instance!r}; valid instances are: "
+                            f"{', '.join(sorted(families | external))}")
+    for fig, spec in figures(config).items():
+        for panel in spec["panels"]:
+            if "experiment" in panel and panel["experiment"] not in exps:
+                raise UserError(f"figure {fig}: panel experiment {panel['experiment']!r} is not an experiment; "
+                                f"experiments are: {', '.join(exps)}")
+
+
+def study_schema(schema: dict, study: str) -> dict:
+    """The main schema's `study` definition, extended by the study's own config.schema.yaml.
+
+    A study schema may hold `properties` (extra keys of the study section) and
+    `experiment_properties`, `figure_properties`, `panel_properties` (extra keys
+    of its experiments, figures and panels)."""
+    import yaml
+
+    merged = copy.deepcopy(schema)
+    path = STUDIES_DIR / study / "config.schema.yaml"
+    if path.exists():
+        extra = yaml.safe_load(path.read_text()) or {}
+        defs = merged["definitions"]
+        for key, target in (("properties", "study"), ("experiment_properties", "experiment"),
+                            ("figure_properties", "figure"), ("panel_properties", "panel")):
+            defs[target]["properties"].update(extra.get(key, {}))
+            defs[target].setdefault("required", [])
+            if key == "properties":
+                defs[target]["required"] = sorted(set(defs[target]["required"]) | set(extra.get("required", [])))
+    return {**merged["definitions"]["study"], "definitions": merged["definitions"]}
+
 
 def validate_config(config, schema_path) -> None:
-    """Validate against the JSON schema; the first problem becomes one
-    UserError naming the key, what is wrong and what is allowed."""
+    """Validate against the JSON schema (each study section against its study's
+    schema too); the first problem becomes one UserError naming the key, what is
+    wrong and what is allowed."""
     import jsonschema
     import yaml
 
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
-    validator = jsonschema.Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         raise UserError(describe_schema_error(errors[0]))
+    from linbandits.catalogue import studies
+
+    for study, section in study_sections(config).items():
+        if study not in studies():
+            raise UserError(f"config: studies/{study} is not a study; the studies are: {', '.join(studies())}")
+        validator = jsonschema.Draft7Validator(study_schema(schema, study))
+        errors = sorted(validator.iter_errors(section), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise UserError(describe_schema_error(errors[0], ["studies", study]))
     check_config(config)
 
 
-def describe_schema_error(err) -> str:
-    where = "/".join(str(p) for p in err.absolute_path) or "the top level"
+def describe_schema_error(err, base=()) -> str:
+    where = "/".join(str(p) for p in [*base, *err.absolute_path]) or "the top level"
     schema = err.schema
     if err.validator == "additionalProperties" and schema.get("additionalProperties") is False:
         extra = sorted(set(err.instance) - set(schema.get("properties", {})))

@@ -1,1 +1,1 @@
-"""Study-specific data (one folder per paper): claims tables and the like."""
+"""One subpackage per paper (a study); each declares STUDY (linbandits.study.Study)."""

@@ -1,0 +1,33 @@
+"""Xiong, Camilleri, Fazel, Jain, Jamieson: A/B Testing and Best-arm Identification for
+Linear Bandits with Robustness to Non-stationarity (fixed-budget BAI)."""
+from linbandits.study import Study
+
+_P = "linbandits.studies.p1rage"
+
+STUDY = Study(
+    name="p1rage",
+    paper="Xiong, Camilleri, Fazel, Jain, Jamieson: A/B Testing and Best-arm Identification for Linear "
+          "Bandits with Robustness to Non-stationarity",
+    algorithms={
+        "G-BAI": f"{_P}.algorithms.g_bai:GBAI",
+        "P1-RAGE": f"{_P}.algorithms.p1_rage:P1RAGE",
+        "P1-Peace": f"{_P}.algorithms.p1_peace:P1Peace",
+        "Peace": f"{_P}.algorithms.peace:Peace",
+        "Mixed-Peace": f"{_P}.algorithms.mixed_peace:MixedPeace",
+        "OD-LinBAI": f"{_P}.algorithms.od_linbai:ODLinBAI",
+    },
+    families={
+        "soare_sto": f"{_P}.instances:soare_sto",
+        "soare_osci": f"{_P}.instances:soare_osci",
+        "malicious": f"{_P}.instances:malicious",
+        "multi_sto": f"{_P}.instances:multi_sto",
+        "multi_osci": f"{_P}.instances:multi_osci",
+    },
+    commands={
+        "p1rage-table": (f"{_P}.error_tables:main_aggregate", "aggregate trial chunks into an error-probability table"),
+        "p1rage-figure": (f"{_P}.figures:main_figure", "draw an error-probability figure from tables"),
+        "p1rage-claims": (f"{_P}.claims:main_claims", "check the paper's claims on the tables"),
+        "p1rage-theorem1": (f"{_P}.theorem1:main_theorem1", "G-BAI's error against the Theorem 1 bound"),
+        "p1rage-yahoo-instance": (f"{_P}.yahoo:main_instance", "PCA, per-day ridge and arm set -> Fig. 2b instance"),
+    },
+)

@@ -1,0 +1,232 @@
+"""P1-RAGE figures: error probability (curves or bars) and the instances' minimum gap.
+
+CLI (called by the pipeline):
+    linbandits p1rage-figure --kind curves|curves_gap|bars \
+        --table A.csv [--table B.csv ...] --title T [--title ...] \
+        [--subtitle S ...] [--xlabel X ...] [--logx] --out-stem figures/p1rage/fig3
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from linbandits.errors import UserError
+from linbandits.plotting import (LEGEND_HEIGHT, MIN_FIGURE_WIDTH, PANEL_WIDTH, STYLE, add_figure_legend,
+                                 per_panel, save_figure, set_panel_title, use_log_x)
+from linbandits.plotting import algorithm_style as _style
+from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary, read_table
+
+# Fixed per algorithm so a colour means the same algorithm in every figure.
+ALGORITHM_COLOURS = {"G-BAI": "#1f77b4", "P1-RAGE": "#d62728", "P1-Peace": "#ff7f0e",
+                     "Peace": "#2ca02c", "Mixed-Peace": "#9467bd", "OD-LinBAI": "#8c564b"}
+ALGORITHM_MARKERS = {"G-BAI": "o", "P1-RAGE": "s", "P1-Peace": "D",
+                     "Peace": "^", "Mixed-Peace": "v", "OD-LinBAI": "X"}
+PALETTE = {name: (ALGORITHM_COLOURS[name], ALGORITHM_MARKERS[name]) for name in ALGORITHM_COLOURS}
+
+ZERO_FLOOR_LABEL = "0 errors: drawn at 1/n"
+GAP_LABEL = r"min gap $\Delta_{(1)}$"
+
+
+def algorithm_style(name: str) -> tuple[str, str]:
+    return _style(name, PALETTE)
+
+
+def _algorithms(table: pd.DataFrame) -> list[str]:
+    return sorted(table["algorithm"].unique(), key=algorithm_sort_key)
+
+
+def _series(table: pd.DataFrame, algorithm: str) -> pd.DataFrame:
+    rows = table[table["algorithm"] == algorithm].sort_values("x")
+    if rows["x"].isna().any():
+        raise UserError(f"{algorithm}: a curve needs an x value in every row "
+                        f"(use bars for single-setting experiments)")
+    return rows
+
+
+# ------------------------------------------------------------------ axes level
+
+def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False) -> None:
+    """Error probability vs x, log y, one line per algorithm with a shaded 95% band.
+
+    A zero error probability has no place on a log axis; it is drawn at 1/n_trials
+    (the smallest non-zero estimate possible) with a hollow marker, and the band's
+    lower limit is clipped to the same floor.
+    """
+    any_zero = False
+    for algorithm in _algorithms(table):
+        rows = _series(table, algorithm)
+        colour, marker = algorithm_style(algorithm)
+        x = rows["x"].to_numpy(float)
+        floor = 1.0 / rows["n_trials"].to_numpy(float)
+        zero = rows["n_errors"].to_numpy() == 0
+        y = np.where(zero, floor, rows["error_prob"].to_numpy(float))
+        low = np.maximum(rows["ci95_low"].to_numpy(float), floor)
+        high = np.maximum(rows["ci95_high"].to_numpy(float), floor)
+        ax.fill_between(x, low, high, color=colour, alpha=0.15, linewidth=0)
+        ax.plot(x, y, color=colour, marker=marker, label=algorithm,
+                markevery=list(np.flatnonzero(~zero)), gid=f"curve:{algorithm}")
+        if zero.any():
+            any_zero = True
+            ax.plot(x[zero], y[zero], linestyle="none", marker=marker, markerfacecolor="white",
+                    markeredgecolor=colour, markeredgewidth=1.2, zorder=3,
+                    gid=f"zero-floor:{algorithm}")
+    if any_zero:
+        # One legend entry explains every hollow marker on the axes.
+        ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white",
+                markeredgecolor="0.3", label=ZERO_FLOOR_LABEL)
+    ax.set_yscale("log")
+    if logx:
+        use_log_x(ax)
+    bottom, top = ax.get_ylim()
+    ax.set_ylim(bottom, min(top, 1.5))  # probabilities stop at 1
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("error probability")
+
+
+def min_gap_by_x(table_or_summaries) -> pd.Series:
+    """min_gap indexed by x, from a table or from a mapping x -> summary path or value."""
+    if isinstance(table_or_summaries, pd.DataFrame):
+        table = table_or_summaries
+        spread = table.groupby("x")["min_gap"].agg(lambda g: g.max() - g.min())
+        if (spread > 1e-12 * table["min_gap"].abs().max()).any():
+            raise UserError("min_gap differs between algorithms at the same x: "
+                            "the rows were not built from the same instance summaries")
+        gaps = table.groupby("x")["min_gap"].first()
+    elif isinstance(table_or_summaries, Mapping):
+        gaps = pd.Series({float(x): float(v) if isinstance(v, (int, float))
+                          else float(read_summary(v)["min_gap"])
+                          for x, v in table_or_summaries.items()}).sort_index()
+    else:
+        raise UserError("plot_min_gap needs a table or a mapping x -> summary")
+    if gaps.index.isna().any() or (gaps <= 0).any():
+        raise UserError("min-gap panel needs an x for every setting and positive gaps, "
+                        f"got {gaps.to_dict()}")
+    return gaps
+
+
+def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> None:
+    """The minimum gap of each instance vs x (log y), as under Figs. 3 and 6."""
+    gaps = min_gap_by_x(table_or_summaries)
+    ax.plot(gaps.index.to_numpy(), gaps.to_numpy(), color="black", marker=".",
+            gid="min-gap")
+    ax.set_yscale("log")
+    if logx:
+        use_log_x(ax)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(GAP_LABEL)
+
+
+def plot_error_bars(table: pd.DataFrame, ax) -> None:
+    """Error probability per algorithm with 95% error bars, linear y, for one setting."""
+    if table["x"].nunique(dropna=False) > 1:
+        raise UserError("a bar chart shows one setting; the table has several x values")
+    algorithms = _algorithms(table)
+    rows = table.set_index("algorithm").loc[algorithms]
+    p = rows["error_prob"].to_numpy(float)
+    below = p - rows["ci95_low"].to_numpy(float)
+    above = rows["ci95_high"].to_numpy(float) - p
+    positions = np.arange(len(algorithms))
+    colours = [algorithm_style(a)[0] for a in algorithms]
+    ax.bar(positions, p, color=colours, yerr=[below, above], capsize=3,
+           error_kw={"elinewidth": 1.0, "ecolor": "0.2"}, gid="error-bars")
+    # Label every bar with its estimate, so a zero bar is seen as zero, not missing.
+    top = max(float(rows["ci95_high"].max()), 1e-3)
+    for pos, (prob, high, n_err, n) in enumerate(zip(p, rows["ci95_high"], rows["n_errors"],
+                                                     rows["n_trials"])):
+        text = f"0/{n}" if n_err == 0 else f"{prob:.3g}"
+        ax.text(pos, high + 0.02 * top, text, ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(positions, algorithms, rotation=30, ha="right")
+    ax.set_ylim(0, 1.15 * top)
+    ax.set_ylabel("error probability")
+    ax.grid(axis="x", visible=False)
+
+
+# ---------------------------------------------------------------- figure level
+
+KINDS = ("curves", "curves_gap", "bars")
+
+
+def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
+                 logx: bool = False) -> Figure:
+    """Side-by-side panels, one per table; curves_gap adds a min-gap panel under each."""
+    if kind not in KINDS:
+        raise UserError(f"figure kind must be one of {KINDS}, got {kind!r}")
+    tables = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
+    n = len(tables)
+    titles = per_panel(titles, n, "title")
+    xlabels = per_panel(xlabels, n, "xlabel")
+    subtitles = per_panel(subtitles, n, "subtitle")
+    height = {"curves": 3.0, "curves_gap": 4.2, "bars": 3.0}[kind] + LEGEND_HEIGHT
+    with matplotlib.rc_context(STYLE):
+        width = max(PANEL_WIDTH * n, MIN_FIGURE_WIDTH)
+        fig = Figure(figsize=(width, height), layout="constrained")
+        if kind == "curves_gap":
+            grid = fig.add_gridspec(2, n, height_ratios=(3, 1.2))
+        else:
+            grid = fig.add_gridspec(1, n)
+        for i, table in enumerate(tables):
+            ax = fig.add_subplot(grid[0, i])
+            set_panel_title(ax, titles[i] or "", subtitles[i])
+            if kind == "bars":
+                plot_error_bars(table, ax)
+                continue
+            if kind == "curves":
+                plot_error_curves(table, ax, xlabels[i] or "x", logx=logx)
+                continue
+            plot_error_curves(table, ax, "", logx=logx)
+            gap_ax = fig.add_subplot(grid[1, i], sharex=ax)
+            plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx)
+            ax.tick_params(labelbottom=False)
+        add_figure_legend(fig, last_labels=(ZERO_FLOOR_LABEL,))
+    return fig
+
+
+def write_figure(kind: str, tables, titles, stem, xlabels=None, subtitles=None,
+                 logx: bool = False) -> Figure:
+    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx)
+    with matplotlib.rc_context(STYLE):
+        save_figure(fig, stem)
+    return fig
+
+
+def figure_error_with_gap(table, title, xlabel, stem, subtitle=None, logx=False) -> Figure:
+    """Figs. 3 / 6 layout: error curves on top, the min-gap panel below sharing x."""
+    return write_figure("curves_gap", table, title, stem, xlabel, subtitle, logx)
+
+
+def figure_curves(table, title, xlabel, stem, subtitle=None, logx=False) -> Figure:
+    """Fig. 2 layout: error curves only."""
+    return write_figure("curves", table, title, stem, xlabel, subtitle, logx)
+
+
+def figure_bars(table, title, stem, subtitle=None) -> Figure:
+    """Figs. 4 / 5 layout: one bar per algorithm."""
+    return write_figure("bars", table, title, stem, None, subtitle)
+
+
+# -------------------------------------------------------------------------- CLI
+
+def main_figure(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="linbandits p1rage-figure",
+                                     description="Draw a figure from aggregated tables.")
+    parser.add_argument("--kind", required=True, choices=KINDS)
+    parser.add_argument("--table", required=True, action="append",
+                        help="table CSV; repeat for side-by-side panels")
+    parser.add_argument("--title", required=True, action="append",
+                        help="panel title; once for all panels or once per --table")
+    parser.add_argument("--subtitle", action="append",
+                        help="second, smaller title line; once or once per --table")
+    parser.add_argument("--xlabel", action="append", help="once or once per --table")
+    parser.add_argument("--logx", action="store_true", help="log scale on x")
+    parser.add_argument("--out-stem", required=True, help="writes STEM.pdf and STEM.png")
+    args = parser.parse_args(argv)
+    # A UserError propagates to linbandits.cli.main, which prints it alone.
+    tables = [read_table(path) for path in args.table]
+    write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel, args.subtitle, args.logx)
+    return 0
+

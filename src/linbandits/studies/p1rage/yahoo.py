@@ -1,0 +1,228 @@
+"""From parsed R6A days to the Fig. 2b instance: PCA, per-day ridge, arm set, theta schedule.
+
+Spec section E, steps 3-6. Everything a day contributes to PCA and ridge is a
+few sums over its rows (count, mean, centred scatter, Z^T y), accumulated in
+float64 chunk by chunk, so a 4.5M-row day is never copied whole.
+
+PCA: the right singular vectors of the centred day matrix are the eigenvectors
+of its centred scatter matrix, in the same order. Singular vectors are only
+defined up to sign, and with per-day bases the signs change theta_bar, so one
+convention is fixed here: each axis is flipped to make its largest-magnitude
+entry positive.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from linbandits.errors import UserError
+from linbandits.problems import save_instance
+from linbandits.problems.linear import LinearInstance
+from linbandits.r6a import reader as r6a
+
+PCA_DIM = 24
+RIDGE_LAMBDA = 0.01
+N_ARMS = 24
+MEDIUM_BAND = (1.0, 0.05)   # medium rows: reward in (max - 1.0, max - 0.05)
+PCA_VARIANTS = ("per_day", "shared")
+MAX_DRAWS = 1000
+STATS_CHUNK = 1 << 18
+PCA_SIGN_RULE = "each axis flipped so that its largest-magnitude entry is positive"
+
+
+def outer_features(U: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """z = outer(u, a) flattened user-major: z[6 i + j] = u_i a_j (so z[0] = u_1 a_1)."""
+    return (U[:, :, None] * A[:, None, :]).reshape(len(U), -1)
+
+
+@dataclasses.dataclass
+class DayStats:
+    """Sufficient statistics of one day (or several pooled) for PCA and ridge."""
+
+    n: int
+    mean: np.ndarray      # 36
+    scatter: np.ndarray   # 36 x 36, sum of (z - mean)(z - mean)^T
+    zty: np.ndarray       # 36, sum of z * y
+    clicks: int
+
+    @property
+    def gram(self) -> np.ndarray:
+        """Z^T Z of the uncentred rows."""
+        return self.scatter + self.n * np.outer(self.mean, self.mean)
+
+
+def day_stats(z: np.ndarray, y: np.ndarray, chunk: int = STATS_CHUNK) -> DayStats:
+    parts = []
+    for start in range(0, len(z), chunk):
+        zc = np.asarray(z[start:start + chunk], dtype=np.float64)
+        yc = np.asarray(y[start:start + chunk], dtype=np.float64)
+        m = zc.mean(axis=0)
+        d = zc - m
+        parts.append(DayStats(len(zc), m, d.T @ d, zc.T @ yc, int(yc.sum())))
+    if not parts:
+        raise UserError("a day has no rows left after parsing; PCA and ridge need data")
+    return merge_stats(parts)
+
+
+def merge_stats(parts) -> DayStats:
+    """Pool statistics exactly (Chan et al.'s update keeps the centred scatter accurate)."""
+    total = parts[0]
+    for p in parts[1:]:
+        n = total.n + p.n
+        delta = p.mean - total.mean
+        total = DayStats(n, total.mean + delta * (p.n / n),
+                         total.scatter + p.scatter + np.outer(delta, delta) * (total.n * p.n / n),
+                         total.zty + p.zty, total.clicks + p.clicks)
+    return total
+
+
+def pca_basis(stats: DayStats, k: int = PCA_DIM) -> tuple[np.ndarray, float]:
+    """(V, explained): V is k x 36 (rows = top principal axes), explained the variance share kept."""
+    if stats.n <= k:
+        raise UserError(f"PCA to {k} dimensions needs more than {k} rows, got {stats.n}")
+    eigval, eigvec = np.linalg.eigh(stats.scatter)
+    order = np.argsort(eigval)[::-1][:k]
+    V = eigvec[:, order].T
+    V *= np.where(V[np.arange(k), np.abs(V).argmax(axis=1)] < 0, -1.0, 1.0)[:, None]
+    total = float(np.clip(eigval, 0, None).sum())
+    explained = float(np.clip(eigval[order], 0, None).sum() / total) if total > 0 else 1.0
+    return V, explained
+
+
+def ridge_theta(V: np.ndarray, stats: DayStats, lam: float = RIDGE_LAMBDA) -> np.ndarray:
+    """theta = (Z^T Z + lam I)^-1 Z^T y with Z = z V^T, the projection of the uncentred z."""
+    A = V @ stats.gram @ V.T + lam * np.eye(len(V))
+    return np.linalg.solve(A, V @ stats.zty)
+
+
+def fit_day_thetas(stats: list[DayStats], pca: str) -> tuple[list[np.ndarray], np.ndarray, list[float]]:
+    """(bases, thetas): one basis per day ('per_day', as published) or one for all ('shared')."""
+    if pca == "per_day":
+        fitted = [pca_basis(s) for s in stats]
+    elif pca == "shared":
+        fitted = [pca_basis(merge_stats(stats))] * len(stats)
+    else:
+        raise UserError(f"unknown PCA variant {pca!r}; valid variants are: {', '.join(PCA_VARIANTS)}")
+    bases = [V for V, _ in fitted]
+    thetas = np.array([ridge_theta(V, s) for V, s in zip(bases, stats)])
+    return bases, thetas, [e for _, e in fitted]
+
+
+def row_rewards(z: np.ndarray, V: np.ndarray, theta: np.ndarray, chunk: int = STATS_CHUNK) -> np.ndarray:
+    """(z V^T) theta for every row, without forming z V^T."""
+    w = V.T @ theta
+    return np.concatenate([np.asarray(z[s:s + chunk], np.float64) @ w for s in range(0, len(z), chunk)])
+
+
+def select_arm_rows(rewards: np.ndarray, project, rng: np.random.Generator, n_arms: int = N_ARMS):
+    """(row indices, note): the best row then n_arms - 1 medium rows, redrawn until full rank.
+
+    project(indices) returns those rows' PCA features (the arms).
+    """
+    best = int(np.argmax(rewards))
+    top = rewards[best]
+    medium = np.flatnonzero((rewards > top - MEDIUM_BAND[0]) & (rewards < top - MEDIUM_BAND[1]))
+    if len(medium) < n_arms - 1:
+        raise UserError(f"only {len(medium)} day-1 rows have a reward in (max - {MEDIUM_BAND[0]}, "
+                        f"max - {MEDIUM_BAND[1]}) under theta_bar; {n_arms - 1} are needed for the arm set "
+                        "(more lines per day would help)")
+    for draw in range(1, MAX_DRAWS + 1):
+        rows = np.concatenate([[best], rng.choice(medium, n_arms - 1, replace=False)])
+        if np.linalg.matrix_rank(project(rows)) == n_arms:
+            return rows, {"draws_until_full_rank": draw, "medium_rows": int(len(medium))}
+    raise UserError(f"no draw of {n_arms - 1} medium rows in {MAX_DRAWS} gave a full-rank {n_arms} x {n_arms} "
+                    "arm matrix; the day-1 features span too few directions")
+
+
+def cycle_thetas(day_thetas: np.ndarray, L: int, T: int) -> np.ndarray:
+    """theta_1 for L rounds, ..., theta_7 for L rounds, the week repeated and cut at T."""
+    if L < 1 or T < 1:
+        raise UserError(f"L and T must be positive integers, got L = {L}, T = {T}")
+    week = np.repeat(day_thetas, L, axis=0)
+    reps = -(-T // len(week))
+    return np.tile(week, (reps, 1))[:T]
+
+
+def load_days(paths) -> tuple[list[str], list[dict], bool]:
+    """Order the parsed days by date and read their provenance; mixing real and synthetic is an error."""
+    metas = []
+    for p in paths:
+        meta = r6a.load_day_npz(p, meta_only=True)
+        metas.append((meta.get("day", ""), str(p), meta))
+    days = [d for d, _, _ in metas]
+    if len(set(days)) != len(days):
+        raise UserError(f"the day files repeat a day ({', '.join(days)}); pass each day once")
+    metas.sort()
+    synthetic = {bool(m.get("synthetic")) for _, _, m in metas}
+    if len(synthetic) > 1:
+        raise UserError("the day files mix the real R6A data and the synthetic stand-in; "
+                        "parse all seven days from one corpus")
+    return [p for _, p, _ in metas], [m for _, _, m in metas], synthetic.pop()
+
+
+def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, summary_path=None) -> dict:
+    """Steps 3-6 of spec section E; writes the instance .npz (and summary JSON); returns the summary."""
+    if pca not in PCA_VARIANTS:
+        raise UserError(f"unknown PCA variant {pca!r}; valid variants are: {', '.join(PCA_VARIANTS)}")
+    paths, metas, synthetic = load_days(day_files)
+    stats = []
+    for p in paths:   # one day in memory at a time
+        z, clicks, _ = r6a.load_day_npz(p)
+        stats.append(day_stats(z, clicks))
+        del z, clicks
+    bases, thetas, explained = fit_day_thetas(stats, pca)
+    theta_bar = thetas.mean(axis=0)
+    z1, _, _ = r6a.load_day_npz(paths[0])
+    rewards = row_rewards(z1, bases[0], theta_bar)
+    rng = np.random.default_rng(seed)
+    rows, note = select_arm_rows(rewards, lambda idx: np.asarray(z1[idx], np.float64) @ bases[0].T, rng)
+    X = np.asarray(z1[rows], np.float64) @ bases[0].T
+    source = r6a.SYNTHETIC_SOURCE if synthetic else r6a.REAL_SOURCE
+    schedule = cycle_thetas(thetas, L, T)
+    meta = {"name": "yahoo_r6a_synthetic" if synthetic else "yahoo_r6a", "source": source,
+            "synthetic": synthetic, "pca": pca, "pca_dim": PCA_DIM, "pca_sign_rule": PCA_SIGN_RULE,
+            "ridge_lambda": RIDGE_LAMBDA, "seed": seed, "L": L, "T": T,
+            "days": [m.get("day") for m in metas], "day_1_rows": [int(r) for r in rows]}
+    inst = LinearInstance(name=meta["name"], X=X, thetas=schedule, noise_sd=1.0, meta=meta)
+    summary = {
+        **meta,
+        "K": N_ARMS, "d": PCA_DIM, "noise_sd": 1.0,
+        "best_arm": inst.best_arm, "min_gap": inst.min_gap, "gaps": [float(g) for g in inst.gaps],
+        # Arm 0 is the best day-1 row under the mean of the seven thetas; when T is not a
+        # multiple of 7L the schedule's mean differs and the best arm may move.
+        "selected_best_arm": 0, "best_arm_is_selected": inst.best_arm == 0,
+        "theta_by_day": thetas.tolist(), "theta_bar_of_days": theta_bar.tolist(),
+        "arm_rewards_under_theta_bar_of_days": (X @ theta_bar).tolist(),
+        "rows_per_day": [s.n for s in stats],
+        "click_rate_per_day": [s.clicks / s.n for s in stats],
+        "pca_explained_variance": explained,
+        **note,
+    }
+    save_instance(out, inst)
+    if summary_path is not None:
+        r6a.atomic_write_json(summary_path, summary)
+    return summary
+
+
+def main_instance(argv=None) -> int:
+    """`linbandits p1rage-yahoo-instance`: PCA, per-day ridge and arm set -> instance .npz + summary."""
+    import argparse
+    from pathlib import Path
+
+    p = argparse.ArgumentParser(prog="linbandits p1rage-yahoo-instance",
+                                description="PCA, per-day ridge and arm set -> the Fig. 2b instance")
+    p.add_argument("--days", required=True, nargs="+", type=Path, help="the seven yahoo-parse outputs")
+    p.add_argument("--pca", required=True, choices=PCA_VARIANTS)
+    p.add_argument("--L", required=True, type=int, help="rounds per day")
+    p.add_argument("--T", type=int, default=21000)
+    p.add_argument("--seed", required=True, type=int, help="seed of the arm-set draw")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--summary", required=True, type=Path)
+    args = p.parse_args(argv)
+    if len(args.days) != 7:
+        raise UserError(f"--days needs the seven parsed days (May 1-7), got {len(args.days)} files")
+    summary = build_yahoo_instance(args.days, args.pca, args.L, args.T, args.seed, args.out, args.summary)
+    print(f"instance ({summary['source']}, PCA {args.pca}): best arm {summary['best_arm']}, "
+          f"min gap {summary['min_gap']:.4g} -> {args.out}")
+    return 0
