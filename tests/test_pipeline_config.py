@@ -50,7 +50,11 @@ def test_trial_scale_and_seeds(config):
 @pytest.mark.parametrize("mutate, message", [
     (lambda c: c.update(chunk_sise=3), "unknown key 'chunk_sise'"),
     (lambda c: c["studies"]["p1rage"]["experiments"]["malicious"].update(trials="x"), "wrong type"),
-    (lambda c: c["yahoo"].update(source="web"), "choose one of synthetic, r6a"),
+    (lambda c: c["r6a"].update(source="web"), "choose one of synthetic, r6a"),
+    (lambda c: c["studies"]["p1rage"].update(experimentz={}), "unknown key 'experimentz' at studies/p1rage"),
+    (lambda c: c["studies"]["p1rage"]["yahoo"].update(pca="global"), "studies/p1rage/yahoo/pca"),
+    (lambda c: c["studies"]["p1rage"]["figures"]["fig4_malicious"].update(kind="pie"), "choose one of curves"),
+    (lambda c: c["studies"].update(nosuchpaper=c["studies"]["p1rage"]), "nosuchpaper is not a study"),
     (lambda c: c["studies"]["p1rage"].update(algorithms=["G-BAI", "P2-RAGE"]), "unknown algorithm 'P2-RAGE'"),
     (lambda c: c["studies"]["p1rage"]["experiments"]["malicious"].update(instance="evil"), "unknown instance 'evil'"),
 ])
@@ -58,3 +62,24 @@ def test_bad_config_names_the_problem(config, mutate, message):
     mutate(config)
     with pytest.raises(UserError, match=message):
         pipeline.validate_config(config, SCHEMA)
+
+
+def test_paths_are_grouped_by_study_and_preview_goes_elsewhere(config):
+    exp = pipeline.experiments(config)["malicious"]
+    assert pipeline.table_paths(config, exp)[0] == "results/p1rage/tables/malicious.csv"
+    assert pipeline.raw_chunk_paths(config, exp, "single", "Peace")[0] == \
+        "results/p1rage/raw/malicious/single/Peace/chunk0-999.csv"
+    assert pipeline.figure_paths(config, "p1rage", "fig4_malicious")[1] == "figures/p1rage/fig4_malicious.png"
+    config["preview"] = True
+    exp = pipeline.experiments(config)["malicious"]
+    assert exp.trials == 20   # 1000 x the default preview scale 0.02
+    assert pipeline.table_paths(config, exp)[0] == "preview/results/p1rage/tables/malicious.csv"
+
+
+def test_enabled_studies_and_fixed_experiment_seeds(config):
+    assert pipeline.enabled_studies(config) == ["p1rage"]
+    config["studies"]["p1rage"]["enabled"] = False
+    assert pipeline.enabled_studies(config) == []
+    config["studies"]["p1rage"]["experiments"]["malicious"]["seed"] = 5
+    assert pipeline.job_seed(config, "malicious", "single") == 5
+    assert pipeline.job_seed(config, "multi_sto", "single") != 5

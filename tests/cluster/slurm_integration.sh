@@ -23,7 +23,7 @@
 #                    PIPELINE_DIR (default: .test)
 #   PIPELINE_CONFIG  config file, relative to PIPELINE_DIR (.test/config/config.yaml)
 #   TABLES_GLOB      tables to compare, relative to PIPELINE_WORKDIR
-#                    (results/tables/*.csv; ** allowed)
+#                    (results/*/tables/*.csv; ** allowed)
 #   TARGETS          targets of the local and Slurm runs (default: none = default target)
 #   FAIL_CONFIG      --config entry making one rule fail (fail_rule_for_testing=True;
 #                    "=true" would give the *string* "true": Snakemake parses
@@ -54,7 +54,7 @@ abs_from_repo() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$REPO
 PIPELINE_DIR=$(abs_from_repo "${PIPELINE_DIR:-.}")
 PIPELINE_WORKDIR=${PIPELINE_WORKDIR:-.test}
 PIPELINE_CONFIG=${PIPELINE_CONFIG:-.test/config/config.yaml}
-TABLES_GLOB=${TABLES_GLOB:-results/tables/*.csv}
+TABLES_GLOB=${TABLES_GLOB:-results/*/tables/*.csv}
 TARGETS=${TARGETS:-}
 FAIL_CONFIG=${FAIL_CONFIG:-fail_rule_for_testing=True}
 FAIL_RULE=${FAIL_RULE:-simulate}

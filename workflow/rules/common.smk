@@ -3,7 +3,7 @@
 import sys
 
 from linbandits.errors import UserError
-from linbandits import pipeline
+from linbandits import catalogue, pipeline
 
 try:
     pipeline.validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
@@ -13,26 +13,39 @@ except UserError as exc:
 
 EXPERIMENTS = pipeline.experiments(config)
 FIGURES = pipeline.figures(config)
-BUILTIN = sorted(n for n, e in EXPERIMENTS.items() if e.instance in pipeline.builtin_families())
+PREFIX = pipeline.prefix(config)
+STUDIES = list(pipeline.study_sections(config))
+BUILTIN = sorted(n for n, e in EXPERIMENTS.items() if e.instance in catalogue.family_names())
+CURVE_STUDIES = [s for s in STUDIES if catalogue.studies()[s].curves]
 
-
-def all_inputs(wildcards):
-    return pipeline.all_targets(config) + extra_targets()
-
-
-# Studies append their own targets (claims, QC files) to this list.
-EXTRA_TARGETS = []
-
-
-def extra_targets():
-    return list(EXTRA_TARGETS)
+# Each study's rules file appends its default targets (tables, figures,
+# claims) here; `rule all` builds those of the enabled studies.
+STUDY_TARGETS = {s: [] for s in STUDIES}
 
 
 def experiment(name):
     return EXPERIMENTS[name]
 
 
+def all_inputs(wildcards):
+    targets = [t for s in pipeline.enabled_studies(config) for t in STUDY_TARGETS[s]]
+    return targets + [f"{PREFIX}results/overview.md"]
+
+
+def study_of(wildcards):
+    """The experiment's study, checked against the {study} part of the path."""
+    exp = experiment(wildcards.experiment)
+    if exp.study != wildcards.study:
+        raise UserError(f"experiment {exp.name} belongs to study {exp.study}, not {wildcards.study}")
+    return exp.study
+
+
+def preview_note():
+    return "PREVIEW: reduced run counts, not the published protocol" if config.get("preview") else ""
+
+
 wildcard_constraints:
+    study="|".join(STUDIES) or "none",
     experiment="[A-Za-z0-9_]+",
     setting="[A-Za-z0-9_.-]+",
     algorithm="|".join(sorted({a for e in EXPERIMENTS.values() for a in e.algorithms})) or "none",

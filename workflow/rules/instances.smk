@@ -1,18 +1,19 @@
-# One instance file (+ JSON summary: best arm, gaps, minimum gap) per
-# (experiment, setting) of a built-in instance family.
+# One instance file (+ JSON summary) per (experiment, setting) of an instance
+# family of any study.
 
 
 rule instance:
     output:
-        npz="data/instances/{experiment}/{setting}.npz",
-        summary="data/instances/{experiment}/{setting}.json",
+        npz=PREFIX + "results/{study}/instances/{experiment}/{setting}.npz",
+        summary=PREFIX + "results/{study}/instances/{experiment}/{setting}.json",
     wildcard_constraints:
         experiment="|".join(BUILTIN) or "none",
     params:
+        study=study_of,
         family=lambda w: experiment(w.experiment).instance,
         settings=lambda w: pipeline.setting_args(experiment(w.experiment).instance_settings(w.setting)),
     log:
-        "logs/instances/{experiment}/{setting}.log",
+        "logs/{study}/instances/{experiment}/{setting}.log",
     resources:
         mem_mb=500,
         runtime=5,

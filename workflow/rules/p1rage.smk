@@ -1,142 +1,250 @@
-# Study: Xiong et al. (P1-RAGE). Its experiments and figures are the
-# `studies: p1rage:` section of the config; this file draws the figures.
-# A new study is a file like this one plus its config section.
+# Study p1rage: Xiong et al. (P1-RAGE), fixed-budget BAI. Its experiments and
+# figures are the `studies: p1rage:` section of the config; this file makes its
+# error-probability tables, its figures, its Yahoo! instance, its claims check,
+# the Theorem 1 figure and the ablations. Everything under results/p1rage/,
+# figures/p1rage/ and logs/p1rage/.
 
 from shlex import quote as shlex_quote
 
-STUDY = "p1rage"
+P1 = "p1rage"
+P1_CONFIG = config["studies"][P1]
+P1_YAHOO = P1_CONFIG.get("yahoo", {})
+P1_RESULTS = f"{PREFIX}results/{P1}"
+P1_FIGURES = f"{PREFIX}figures/{P1}"
+P1_EXPERIMENTS = pipeline.study_experiments(config, P1)
+P1_PUBLISHED = [n for n, e in P1_EXPERIMENTS.items() if not e.ablation_of]
+P1_ABLATIONS = [n for n, e in P1_EXPERIMENTS.items() if e.ablation_of]
+P1_CLAIMS_TABLE = f"{workflow.basedir}/src/linbandits/studies/p1rage/claims.yaml"
 
 
-def uses_synthetic_data(exp_name):
-    return EXPERIMENTS[exp_name].instance == "yahoo" and config["yahoo"]["source"] == "synthetic"
+def p1_uses_synthetic_data(exp_name):
+    return EXPERIMENTS[exp_name].instance == "yahoo" and r6a_synthetic()
 
 
-def panel_subtitle(exp_name):
-    return "synthetic stand-in for R6A" if uses_synthetic_data(exp_name) else None
+def p1_panel_subtitle(exp_name):
+    notes = [n for n in (preview_note(), "synthetic stand-in for R6A" if p1_uses_synthetic_data(exp_name) else "")
+             if n]
+    return "; ".join(notes) or None
 
+
+# ------------------------------------------------------------- tables
+
+
+def p1_table_rows(w):
+    exp = experiment(w.experiment)
+    rows = []
+    for setting in exp.setting_ids():
+        for algo in exp.algorithms:
+            rows.append({
+                "algorithm": algo,
+                "x": exp.value_of(setting),
+                "chunks": pipeline.raw_chunk_paths(config, exp, setting, algo),
+                "summary": pipeline.instance_path(config, exp, setting, "json"),
+                "n_trials": exp.trials,
+            })
+    return rows
+
+
+def p1_table_inputs(w):
+    rows = p1_table_rows(w)
+    return [p for r in rows for p in r["chunks"]] + sorted({r["summary"] for r in rows})
+
+
+rule p1rage_table:
+    input:
+        p1_table_inputs,
+    output:
+        csv=report(
+            P1_RESULTS + "/tables/{experiment}.csv",
+            caption="../report/p1rage_table.rst",
+            category=P1,
+            subcategory="Tables",
+            labels={"experiment": "{experiment}"},
+        ),
+        md=P1_RESULTS + "/tables/{experiment}.md",
+        tex=P1_RESULTS + "/tables/{experiment}.tex",
+    wildcard_constraints:
+        experiment="|".join(P1_EXPERIMENTS) or "none",
+    params:
+        rows=p1_table_rows,
+    log:
+        f"logs/{P1}/tables/{{experiment}}.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    run:
+        from linbandits.studies.p1rage.error_tables import TableRow, aggregate
+        from linbandits.tables import write_table
+
+        rows = [TableRow(experiment=wildcards.experiment, algorithm=r["algorithm"], x=r["x"],
+                         chunks=tuple(r["chunks"]), summary=r["summary"], n_trials=r["n_trials"])
+                for r in params.rows]
+        write_table(aggregate(rows), output.csv, output.md, output.tex)
+
+
+# ------------------------------------------------------------- Yahoo! instance (Fig. 2b)
+
+
+rule p1rage_yahoo_instance:
+    input:
+        days=expand("data/processed/r6a/day{day}.npz", day=R6A_DAYS),
+        qc="data/processed/r6a_qc.json",
+    output:
+        npz=P1_RESULTS + "/instances/{experiment}/L{L}.npz",
+        summary=P1_RESULTS + "/instances/{experiment}/L{L}.json",
+    wildcard_constraints:
+        experiment="|".join(n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo") or "none",
+        L=r"\d+",
+    params:
+        # An experiment may override the configured PCA variant (the shared-basis ablation).
+        pca=lambda w: EXPERIMENTS[w.experiment].settings.get("pca", P1_YAHOO.get("pca", "per_day")),
+        T=P1_YAHOO.get("T", 21000),
+        seed=P1_YAHOO.get("arm_seed", 0),
+    log:
+        f"logs/{P1}/instances/yahoo_{{experiment}}_L{{L}}.log",
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    shell:
+        "linbandits p1rage-yahoo-instance --days {input.days} --pca {params.pca} --L {wildcards.L} "
+        "--T {params.T} --seed {params.seed} --out {output.npz} --summary {output.summary} > {log} 2>&1"
+
+
+# ------------------------------------------------------------- figures
 
 for _fig, _spec in pipeline.figures(config).items():
-    if _spec["study"] != STUDY:
+    if _spec["study"] != P1:
         continue
 
     rule:
         name:
-            f"figure_{_fig}"
+            f"p1rage_figure_{_fig}"
         input:
-            tables=[f"results/tables/{p['experiment']}.csv" for p in _spec["panels"]],
+            tables=[pipeline.table_paths(config, EXPERIMENTS[p["experiment"]])[0] for p in _spec["panels"]],
         output:
-            pdf=f"figures/{_fig}.pdf",
+            pdf=f"{P1_FIGURES}/{_fig}.pdf",
             png=report(
-                f"figures/{_fig}.png",
-                caption=f"../report/{_spec.get('caption', 'figure.rst')}",
-                category="Figures",
+                f"{P1_FIGURES}/{_fig}.png",
+                caption=f"../report/{_spec.get('caption', 'p1rage_figure.rst')}",
+                category=P1,
+                subcategory="Figures",
                 labels={"figure": _fig},
             ),
         params:
             kind=_spec["kind"],
             titles=[p.get("title", EXPERIMENTS[p["experiment"]].title) for p in _spec["panels"]],
             xlabels=[p.get("xlabel", "") for p in _spec["panels"]],
-            subtitles=[panel_subtitle(p["experiment"]) for p in _spec["panels"]],
+            subtitles=[p1_panel_subtitle(p["experiment"]) for p in _spec["panels"]],
             logx=any(p.get("logx", False) for p in _spec["panels"]),
-            stem=f"figures/{_fig}",
+            stem=f"{P1_FIGURES}/{_fig}",
         log:
-            f"logs/figures/{_fig}.log",
+            f"logs/{P1}/figures/{_fig}.log",
         resources:
             mem_mb=1000,
             runtime=5,
         run:
-            from linbandits.plotting import write_figure
-            from linbandits.tables import read_table
+            from linbandits.studies.p1rage.error_tables import read_table
+            from linbandits.studies.p1rage.figures import write_figure
 
             write_figure(params.kind, [read_table(t) for t in input.tables], params.titles,
                          params.stem, params.xlabels, params.subtitles, params.logx)
 
 
-# Fidelity: every claim of the paper judged on the reproduced tables, and
-# what each ablation changes (linbandits.fidelity states each test).
-CLAIMS_TABLE = f"{workflow.basedir}/src/linbandits/studies/p1rage/claims.yaml"
-STUDY_EXPERIMENTS = [n for n, e in EXPERIMENTS.items() if e.study == STUDY]
+# ------------------------------------------------------------- claims and ablations
 
 
-PUBLISHED = [n for n in STUDY_EXPERIMENTS if not EXPERIMENTS[n].ablation_of]
-ABLATIONS = [n for n in STUDY_EXPERIMENTS if EXPERIMENTS[n].ablation_of]
-
-
-def claims_command(names, with_ablations):
-    tables = " ".join(f"--table {n}=results/tables/{n}.csv" for n in names)
-    tables += "".join(f" --synthetic {n}" for n in names if uses_synthetic_data(n))
+def p1_claims_command(names, with_ablations):
+    tables = " ".join(f"--table {n}={pipeline.table_paths(config, EXPERIMENTS[n])[0]}" for n in names)
+    tables += "".join(f" --synthetic {n}" for n in names if p1_uses_synthetic_data(n))
     if not with_ablations:
         return tables
     return tables + " " + " ".join(
-        "--ablation " + shlex_quote(f"{n}={EXPERIMENTS[n].ablation_of}={EXPERIMENTS[n].changes}") for n in ABLATIONS
+        "--ablation " + shlex_quote(f"{n}={EXPERIMENTS[n].ablation_of}={EXPERIMENTS[n].changes}")
+        for n in P1_ABLATIONS
     )
 
 
-rule claims:
+rule p1rage_claims:
     input:
-        claims=CLAIMS_TABLE,
-        tables=[f"results/tables/{n}.csv" for n in PUBLISHED],
+        claims=P1_CLAIMS_TABLE,
+        tables=[pipeline.table_paths(config, EXPERIMENTS[n])[0] for n in P1_PUBLISHED],
     output:
-        md=report("results/fidelity/claims.md", caption="../report/claims.rst", category="Fidelity"),
-        json="results/fidelity/claims.json",
+        md=report(P1_RESULTS + "/claims.md", caption="../report/p1rage_claims.rst", category=P1,
+                  subcategory="Claims"),
+        json=P1_RESULTS + "/claims.json",
     params:
-        args=claims_command(PUBLISHED, False),
+        args=p1_claims_command(P1_PUBLISHED, False),
         alpha=config.get("fidelity", {}).get("alpha", 0.01),
     log:
-        "logs/fidelity/claims.log",
+        f"logs/{P1}/claims.log",
     resources:
         mem_mb=1000,
         runtime=5,
     shell:
-        "linbandits claims --claims {input.claims} {params.args} "
+        "linbandits p1rage-claims --claims {input.claims} {params.args} "
         "--alpha {params.alpha} --out-md {output.md} --out-json {output.json} > {log} 2>&1"
 
 
-rule ablation_report:
+rule p1rage_ablation_report:
     input:
-        claims=CLAIMS_TABLE,
-        tables=[f"results/tables/{n}.csv" for n in STUDY_EXPERIMENTS],
+        claims=P1_CLAIMS_TABLE,
+        tables=[pipeline.table_paths(config, EXPERIMENTS[n])[0] for n in P1_EXPERIMENTS],
     output:
-        md=report("results/fidelity/ablations.md", caption="../report/claims.rst", category="Fidelity"),
-        json="results/fidelity/ablations.json",
+        md=report(P1_RESULTS + "/ablations.md", caption="../report/p1rage_claims.rst", category=P1,
+                  subcategory="Claims"),
+        json=P1_RESULTS + "/ablations.json",
     params:
-        args=claims_command(STUDY_EXPERIMENTS, True),
+        args=p1_claims_command(list(P1_EXPERIMENTS), True),
         alpha=config.get("fidelity", {}).get("alpha", 0.01),
     log:
-        "logs/fidelity/ablations.log",
+        f"logs/{P1}/ablations.log",
     resources:
         mem_mb=1000,
         runtime=5,
     shell:
-        "linbandits claims --claims {input.claims} {params.args} "
+        "linbandits p1rage-claims --claims {input.claims} {params.args} "
         "--alpha {params.alpha} --out-md {output.md} --out-json {output.json} > {log} 2>&1"
 
 
-rule theorem1_figure:
+rule p1rage_theorem1_figure:
     input:
-        table="results/tables/soare_sto.csv",
-        summaries=lambda w: [f"data/instances/soare_sto/{s}.json" for s in EXPERIMENTS["soare_sto"].setting_ids()],
+        table=P1_RESULTS + "/tables/soare_sto.csv",
+        summaries=lambda w: [pipeline.instance_path(config, EXPERIMENTS["soare_sto"], s, "json")
+                             for s in EXPERIMENTS["soare_sto"].setting_ids()],
     output:
-        pdf="figures/thm1_gbai_bound.pdf",
-        png=report("figures/thm1_gbai_bound.png", caption="../report/thm1.rst", category="Fidelity"),
+        pdf=P1_FIGURES + "/thm1_gbai_bound.pdf",
+        png=report(P1_FIGURES + "/thm1_gbai_bound.png", caption="../report/p1rage_thm1.rst", category=P1,
+                   subcategory="Figures"),
+    params:
+        stem=P1_FIGURES + "/thm1_gbai_bound",
     log:
-        "logs/figures/thm1_gbai_bound.log",
+        f"logs/{P1}/figures/thm1_gbai_bound.log",
     resources:
         mem_mb=1000,
         runtime=5,
     shell:
-        "linbandits theorem1 --table {input.table} --out-stem figures/thm1_gbai_bound "
+        "linbandits p1rage-theorem1 --table {input.table} --out-stem {params.stem} "
         "{input.summaries} > {log} 2>&1"
 
 
 # `snakemake --cores 2 ablations`: every ablation's table and figure, and
-# the claims re-judged on each (results/fidelity/ablations.md).
+# the claims re-judged on each (results/p1rage/ablations.md).
 rule ablations:
     input:
-        pipeline.ablation_targets(config),
-        "results/fidelity/ablations.md",
+        pipeline.ablation_targets(config, P1),
+        P1_RESULTS + "/ablations.md",
 
 
-EXTRA_TARGETS.extend(["results/fidelity/claims.md", "results/fidelity/claims.json"])
-if "soare_sto" in EXPERIMENTS:
-    EXTRA_TARGETS.append("figures/thm1_gbai_bound.pdf")
+STUDY_TARGETS[P1] += [p for n in P1_PUBLISHED for p in pipeline.table_paths(config, EXPERIMENTS[n])]
+STUDY_TARGETS[P1] += [p for n in pipeline.study_figures(config, P1) for p in pipeline.figure_paths(config, P1, n)]
+STUDY_TARGETS[P1] += [P1_RESULTS + "/claims.md", P1_RESULTS + "/claims.json"]
+if any(e.instance == "yahoo" for e in P1_EXPERIMENTS.values()):
+    STUDY_TARGETS[P1].append("data/processed/r6a_qc.json")
+if "soare_sto" in P1_EXPERIMENTS:
+    STUDY_TARGETS[P1].append(P1_FIGURES + "/thm1_gbai_bound.pdf")
+
+
+# `snakemake --cores 2 p1rage`: this study alone.
+rule p1rage:
+    input:
+        STUDY_TARGETS[P1],

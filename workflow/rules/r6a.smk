@@ -1,14 +1,18 @@
-# The Yahoo! R6A instance of Fig. 2b: check the day files, parse each day,
-# fit PCA and per-day ridge, draw the arm set, write one instance per L.
-# source: synthetic writes a stand-in corpus in the R6A line format first.
+# Yahoo! R6A click logs, shared by the studies that read them: check the day
+# files, parse each day once, count what was skipped. `r6a: source: synthetic`
+# writes a stand-in corpus in the R6A line format first.
 
-YAHOO = config.get("yahoo", {})
+R6A = config.get("r6a", {})
 R6A_DAYS = [f"200905{d:02d}" for d in range(1, 8)]
 
 
+def r6a_synthetic():
+    return R6A.get("source", "synthetic") == "synthetic"
+
+
 def r6a_dir():
-    if YAHOO.get("source", "synthetic") == "r6a":
-        return YAHOO.get("r6a_dir") or "R6A_DIR_NOT_SET"
+    if not r6a_synthetic():
+        return R6A.get("r6a_dir") or "R6A_DIR_NOT_SET"
     return "data/synthetic_r6a"
 
 
@@ -16,10 +20,10 @@ rule yahoo_synthetic_corpus:
     output:
         marker="data/synthetic_r6a/SYNTHETIC.json",
     params:
-        lines=YAHOO.get("synthetic_lines_per_day", 40000),
-        seed=YAHOO.get("synthetic_seed", 7),
+        lines=R6A.get("synthetic_lines_per_day", 40000),
+        seed=R6A.get("synthetic_seed", 7),
     log:
-        "logs/yahoo/synthetic_corpus.log",
+        "logs/r6a/synthetic_corpus.log",
     resources:
         mem_mb=1000,
         runtime=10,
@@ -30,14 +34,13 @@ rule yahoo_synthetic_corpus:
 
 rule yahoo_check:
     input:
-        ["data/synthetic_r6a/SYNTHETIC.json"] if YAHOO.get("source", "synthetic") == "synthetic" else [],
+        ["data/synthetic_r6a/SYNTHETIC.json"] if r6a_synthetic() else [],
     output:
         touch("data/processed/r6a_checked.flag"),
     params:
         src=r6a_dir(),
-        source=YAHOO.get("source", "synthetic"),
     log:
-        "logs/yahoo/check.log",
+        "logs/r6a/check.log",
     resources:
         mem_mb=500,
         runtime=10,
@@ -57,9 +60,8 @@ rule yahoo_parse_day:
         day=r"200905\d\d",
     params:
         src=r6a_dir(),
-        source=YAHOO.get("source", "synthetic"),
     log:
-        "logs/yahoo/parse_{day}.log",
+        "logs/r6a/parse_{day}.log",
     resources:
         mem_mb=2500,
         runtime=15,
@@ -74,37 +76,9 @@ rule yahoo_qc:
     output:
         report("data/processed/r6a_qc.json", caption="../report/r6a_qc.rst", category="Data"),
     log:
-        "logs/yahoo/qc.log",
+        "logs/r6a/qc.log",
     resources:
         mem_mb=500,
         runtime=5,
     shell:
         "linbandits yahoo-qc --out {output} {input} > {log} 2>&1"
-
-
-rule yahoo_instance:
-    input:
-        days=expand("data/processed/r6a/day{day}.npz", day=R6A_DAYS),
-        qc="data/processed/r6a_qc.json",
-    output:
-        npz="data/instances/{experiment}/L{L}.npz",
-        summary="data/instances/{experiment}/L{L}.json",
-    wildcard_constraints:
-        experiment="|".join(n for n, e in EXPERIMENTS.items() if e.instance == "yahoo") or "none",
-        L=r"\d+",
-    params:
-        # An experiment may override the configured PCA variant (the shared-basis ablation).
-        pca=lambda w: EXPERIMENTS[w.experiment].settings.get("pca", YAHOO.get("pca", "per_day")),
-        T=YAHOO.get("T", 21000),
-        seed=YAHOO.get("arm_seed", 0),
-    log:
-        "logs/yahoo/instance_{experiment}_L{L}.log",
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    shell:
-        "linbandits yahoo-instance --days {input.days} --pca {params.pca} --L {wildcards.L} "
-        "--T {params.T} --seed {params.seed} --out {output.npz} --summary {output.summary} > {log} 2>&1"
-
-
-EXTRA_TARGETS.append("data/processed/r6a_qc.json")

@@ -1,0 +1,115 @@
+"""The P1-RAGE study through the real pipeline (.test configuration)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import yaml
+
+from linbandits import pipeline
+
+NINE_COLUMNS = ["experiment", "algorithm", "x", "n_trials", "n_errors", "error_prob",
+                "ci95_low", "ci95_high", "min_gap"]
+REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def config_of(workdir):
+    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+
+
+def test_every_table_has_the_schema(full_run):
+    config = config_of(full_run)
+    for name, exp in pipeline.study_experiments(config, "p1rage").items():
+        csv = full_run / f"results/p1rage/tables/{name}.csv"
+        if exp.ablation_of:
+            assert not csv.exists()  # its own target
+            continue
+        table = pd.read_csv(csv)
+        assert list(table.columns[:9]) == NINE_COLUMNS
+        assert set(table["algorithm"]) == set(exp.algorithms)
+        assert (table["n_trials"] == exp.trials).all()
+        assert len(table) == len(exp.algorithms) * len(exp.setting_ids())
+        assert ((table["ci95_low"] <= table["error_prob"]) & (table["error_prob"] <= table["ci95_high"])).all()
+        if exp.sweep is None:
+            assert table["x"].isna().all()
+        else:
+            assert sorted(set(table["x"])) == sorted(float(v) for v in exp.values)
+        assert (full_run / f"results/p1rage/tables/{name}.md").read_text().startswith("|")
+        assert "\\begin{tabular}" in (full_run / f"results/p1rage/tables/{name}.tex").read_text()
+    assert "synthetic" in (full_run / "data/processed/r6a_qc.json").read_text().lower()
+    assert (full_run / "figures/p1rage/thm1_gbai_bound.pdf").exists()
+
+
+def test_tables_identical_across_cores_and_chunk_sizes(full_run, tmp_path, make_workdir, snakemake):
+    other = make_workdir(tmp_path / "other", chunk_size=7)
+    targets = [f"results/p1rage/tables/{n}.csv" for n in ("soare_sto", "multi_osci", "malicious")]
+    snakemake(other, "--cores", "1", *targets)
+    chunks = list((other / "results/p1rage/raw/soare_sto/T210/P1-RAGE").glob("chunk*.csv"))
+    assert len(chunks) == 5  # really re-chunked
+    for t in targets:
+        assert (other / t).read_bytes() == (full_run / t).read_bytes(), t
+
+
+def test_single_figure_runs_only_what_it_needs(tmp_path, make_workdir, planned_jobs):
+    jobs = planned_jobs(make_workdir(tmp_path / "fresh"), "figures/p1rage/fig4_malicious.pdf")
+    assert jobs == {"p1rage_figure_fig4_malicious": 1, "p1rage_table": 1, "simulate": 6, "instance": 1}
+
+
+def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full_run, planned_jobs, snakemake):
+    assert planned_jobs(full_run) == {}
+    victim = next((full_run / "results/p1rage/raw/multi_sto/single/Peace").glob("chunk*.csv"))
+    table = full_run / "results/p1rage/tables/multi_sto.csv"
+    before = table.read_bytes()
+    victim.unlink()
+    # Snakemake rebuilds a missing intermediate only when something
+    # downstream needs it: remove the table too, as an interrupted run would
+    # have left it missing.
+    table.unlink()
+    jobs = planned_jobs(full_run)
+    assert jobs["simulate"] == 1
+    assert jobs["p1rage_table"] == 1
+    snakemake(full_run, "--cores", "2")
+    assert table.read_bytes() == before
+
+
+def test_killed_run_resumes_to_the_same_tables(full_run, tmp_path, make_workdir, snakemake):
+    work = make_workdir(tmp_path / "killed")
+    target = "results/p1rage/tables/multi_period.csv"
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work),
+           "--cores", "2", target]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    raw = work / "results/p1rage/raw/multi_period"
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list(raw.rglob("chunk*.csv"))) < 3:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # no chance to clean up: the worst case
+    proc.wait()
+    done_before = len(list(raw.rglob("chunk*.csv")))
+    assert 3 <= done_before < 24, "the kill should land mid-run"
+    assert not (work / target).exists()
+    # A hard kill leaves Snakemake's lock behind; --unlock is the documented step.
+    snakemake(work, "--unlock")
+    snakemake(work, "--cores", "2", "--rerun-incomplete", target)
+    assert (work / target).read_bytes() == (full_run / target).read_bytes()
+
+
+def test_failing_job_is_reported(tmp_path, make_workdir, snakemake):
+    work = make_workdir(tmp_path / "failing", fail_rule_for_testing=True)
+    out = snakemake(work, "--cores", "1", "results/p1rage/tables/malicious.csv", check=False)
+    assert out.returncode != 0
+    assert "simulate" in out.stdout + out.stderr
+    assert not list((work / "results").rglob("chunk*.csv"))
+
+
+def test_ablations_target(full_run, snakemake):
+    snakemake(full_run, "--cores", "2", "ablations")
+    config = config_of(full_run)
+    report = (full_run / "results/p1rage/ablations.md").read_text()
+    for name, exp in pipeline.ablations(config).items():
+        table = pd.read_csv(full_run / f"results/p1rage/tables/{name}.csv")
+        assert list(table.columns[:9]) == NINE_COLUMNS
+        assert set(table["algorithm"]) == set(exp.algorithms)
+        assert (full_run / f"figures/p1rage/{name}.pdf").stat().st_size > 0
+        assert f"`{name}`" in report
