@@ -13,7 +13,7 @@ rule instance:
         family=lambda w: experiment(w.experiment).instance,
         settings=lambda w: pipeline.setting_args(experiment(w.experiment).instance_settings(w.setting)),
     log:
-        "logs/{study}/instances/{experiment}/{setting}.log",
+        PREFIX + "logs/{study}/instances/{experiment}/{setting}.log",
     resources:
         mem_mb=500,
         runtime=5,

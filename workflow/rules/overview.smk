@@ -24,7 +24,7 @@ rule overview:
         studies=overview_studies(),
         preview=bool(config.get("preview")),
     log:
-        "logs/overview.log",
+        PREFIX + "logs/overview.log",
     resources:
         mem_mb=500,
         runtime=5,

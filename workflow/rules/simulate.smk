@@ -36,7 +36,10 @@ rule simulate:
         job=simulate_params,
         fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
     log:
-        "logs/{study}/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.log",
+        PREFIX + "logs/{study}/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.log",
+    benchmark:
+        # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
+        PREFIX + "logs/{study}/benchmarks/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -58,7 +61,10 @@ rule simulate_curves:
         job=simulate_params,
         fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
     log:
-        "logs/{study}/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.log",
+        PREFIX + "logs/{study}/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.log",
+    benchmark:
+        # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
+        PREFIX + "logs/{study}/benchmarks/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.tsv"
     threads: 1
     resources:
         mem_mb=1000,

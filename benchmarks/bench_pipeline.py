@@ -1,0 +1,113 @@
+"""Where the pipeline's time goes: run a target from empty results and account for it, per study.
+
+    python benchmarks/bench_pipeline.py                       # the default target (every enabled study)
+    python benchmarks/bench_pipeline.py --target p1rage       # one study
+    python benchmarks/bench_pipeline.py --config preview=true # the preview
+    python benchmarks/bench_pipeline.py --configfile .test/config/config.yaml
+
+Runs the real Snakemake with --cores N in a fresh working directory (the
+repository's config unless --configfile), then prints, per study: the number of
+simulate jobs, their summed CPU and wall time, the median fixed cost of a job
+(its wall time minus the time its algorithm reported running: process
+start-up, imports, instance loading, design warm-up), and each algorithm's
+share of the study's simulate CPU. The whole run's wall clock and CPU (every
+process Snakemake started, Snakemake included) come first.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(workdir: Path, args) -> tuple[float, float]:
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
+           "--cores", str(args.cores), "--quiet", "rules", *args.target]
+    if args.config:
+        cmd += ["--config", *args.config]
+    cpu0, t0 = children_cpu(), time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
+    if out.returncode != 0:
+        sys.exit(f"snakemake failed ({out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
+    return wall, cpu
+
+
+def job_records(workdir: Path, prefix: str):
+    """One record per simulate job: study, algorithm, wall, cpu, algorithm time (from the sidecar)."""
+    for bench in sorted((workdir / prefix / "logs").glob("*/benchmarks/simulate/**/*.tsv")):
+        rel = bench.relative_to(workdir / prefix / "logs")
+        study, experiment, setting, algorithm, chunk = rel.parts[0], *rel.parts[3:6], bench.stem
+        with open(bench) as handle:
+            row = next(csv.DictReader(handle, delimiter="\t"))
+        sidecar = workdir / prefix / "results" / study / "raw" / experiment / setting / algorithm / f"{chunk}.json"
+        algo_seconds = json.loads(sidecar.read_text()).get("elapsed_seconds", 0.0) if sidecar.exists() else 0.0
+        cpu = float(row.get("cpu_time") or 0.0)
+        yield {"study": study, "algorithm": algorithm, "wall": float(row["s"]), "cpu": cpu,
+               "algorithm_seconds": float(algo_seconds)}
+
+
+def report(records, wall, cpu) -> str:
+    lines = [f"whole run: {wall:.1f} s wall, {cpu / 60:.2f} CPU-min (every process), "
+             f"{len(records)} simulate jobs", ""]
+    by_study = defaultdict(list)
+    for r in records:
+        by_study[r["study"]].append(r)
+    lines.append("| study | simulate jobs | job CPU (min) | job wall (min) | median fixed cost per job (s) |")
+    lines.append("|---|---:|---:|---:|---:|")
+    for study, rows in by_study.items():
+        fixed = statistics.median(max(0.0, r["wall"] - r["algorithm_seconds"]) for r in rows)
+        lines.append(f"| {study} | {len(rows)} | {sum(r['cpu'] for r in rows) / 60:.2f} | "
+                     f"{sum(r['wall'] for r in rows) / 60:.2f} | {fixed:.2f} |")
+    for study, rows in by_study.items():
+        total = sum(r["algorithm_seconds"] for r in rows) or 1.0
+        per_algo = defaultdict(float)
+        for r in rows:
+            per_algo[r["algorithm"]] += r["algorithm_seconds"]
+        shares = ", ".join(f"{a} {100 * s / total:.0f}%" for a, s in sorted(per_algo.items(), key=lambda kv: -kv[1]))
+        lines.append(f"\n{study}: algorithm time {total / 60:.2f} min; shares: {shares}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", nargs="*", default=[], help="Snakemake targets (default: the default target)")
+    parser.add_argument("--config", nargs="*", default=[], help="--config K=V entries passed to Snakemake")
+    parser.add_argument("--configfile", type=Path, default=ROOT / "config" / "config.yaml")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--workdir", type=Path, help="run here (must not exist); default: a temporary directory")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary working directory")
+    args = parser.parse_args(argv)
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_pipeline_"))
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    shutil.copy(args.configfile, workdir / "config" / "config.yaml")
+    try:
+        wall, cpu = run(workdir, args)
+        prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
+        print(report(list(job_records(workdir, prefix)), wall, cpu))
+    finally:
+        if not (args.keep or args.workdir):
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            print(f"\nworking directory kept: {workdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
