@@ -177,8 +177,10 @@ def figures(config) -> dict[str, dict]:
             if name in out:
                 raise UserError(f"figure name {name!r} is used twice; figure names must be unique")
             out[name] = {**spec, "study": study}
+    from linbandits import catalogue
+
     for exp in experiments(config).values():
-        if exp.ablation_of:
+        if exp.ablation_of and catalogue.studies()[exp.study].ablation_figures:
             out[exp.name] = {
                 "study": exp.study, "kind": "bars" if exp.sweep is None else "curves",
                 "caption": "ablation.rst",
@@ -202,7 +204,9 @@ def ablation_targets(config, study: str) -> list[str]:
     out = []
     for name, exp in ablations(config).items():
         if exp.study == study:
-            out += table_paths(config, exp) + figure_paths(config, study, name)
+            out += table_paths(config, exp)
+            if name in figures(config):
+                out += figure_paths(config, study, name)
     return out
 
 

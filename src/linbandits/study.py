@@ -38,6 +38,9 @@ class Study:
     commands: dict = dataclasses.field(default_factory=dict)   # CLI subcommand -> ("module:function", help)
     # True when its simulate jobs also write per-round curves (--curves F.npz).
     curves: bool = False
+    # True when every `ablation_of` experiment gets an automatic figure beside
+    # its published experiment (drawn by the study's own figure command).
+    ablation_figures: bool = False
 
 
 @dataclasses.dataclass

@@ -23,6 +23,7 @@ STUDY = Study(
         "multi_sto": f"{_P}.instances:multi_sto",
         "multi_osci": f"{_P}.instances:multi_osci",
     },
+    ablation_figures=True,
     commands={
         "p1rage-table": (f"{_P}.error_tables:main_aggregate", "aggregate trial chunks into an error-probability table"),
         "p1rage-figure": (f"{_P}.figures:main_figure", "draw an error-probability figure from tables"),
