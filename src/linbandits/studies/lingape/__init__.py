@@ -1,0 +1,25 @@
+"""Xu, Honda, Sugiyama: Fully adaptive algorithm for pure exploration in linear bandits
+(AISTATS 2018): LinGapE against Soare et al.'s XY allocations, fixed-confidence BAI."""
+from linbandits.study import Study
+
+_P = "linbandits.studies.lingape"
+
+STUDY = Study(
+    name="lingape",
+    paper="Xu, Honda, Sugiyama: Fully adaptive algorithm for pure exploration in linear bandits (AISTATS 2018)",
+    algorithms={
+        "LinGapE": f"{_P}.algorithms:LinGapE",
+        "XY-static": f"{_P}.algorithms:XYStatic",
+        "XY-adaptive": f"{_P}.algorithms:XYAdaptive",
+        "XY-oracle": f"{_P}.algorithms:XYOracle",
+    },
+    families={
+        "lingape_soare": f"{_P}.families:lingape_soare",
+        "lingape_canonical": f"{_P}.families:lingape_canonical",
+    },
+    kinds={
+        "bai": f"{_P}.instance:BAIInstance",
+        "bai_armsets": f"{_P}.instance:ArmSetsInstance",
+    },
+    commands={},
+)
