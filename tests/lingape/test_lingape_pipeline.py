@@ -29,12 +29,15 @@ def test_tables_figures_and_claims(full_run):
     # the deterministic oracle: every run identical
     assert (t1["XY-oracle min"] == t1["XY-oracle max"]).all()
     assert (t1["LinGapE run 0"].iloc[:6].sum() == t1["LinGapE run 0"].iloc[6])
-    for fig in ("fig1_soare", "fig2_canonical"):
+    for fig in ("fig1_soare", "fig2_canonical", "fig3_yahoo"):
         for ext in ("pdf", "png"):
             assert (full_run / f"figures/lingape/{fig}.{ext}").stat().st_size > 1000
     claims = json.loads((full_run / "results/lingape/claims.json").read_text())
     ids = {c["id"] for c in claims["claims"]}
     assert {"fig1-lingape-superior", "table1-totals", "fig2-gap-grows", "r6a-bounded"} <= ids
+    assert claims["synthetic_r6a"] is True      # Exp. 3 ran on the stand-in corpus, and says so
+    fig3 = next(c for c in claims["claims"] if c["id"] == "fig3-five-times")
+    assert any("SYNTHETIC" in n for n in fig3["numbers"])
     assert all(c["verdict"] in ("holds", "does not hold", "inconclusive", "not run") for c in claims["claims"])
 
 

@@ -48,6 +48,31 @@ rule lingape_table:
         "linbandits lingape-table {params.rows} --out {output.csv} {output.md} {output.tex} > {log} 2>&1"
 
 
+LG_YAHOO = [n for n, e in LG_EXPERIMENTS.items() if e.instance == "lingape_yahoo"]
+
+
+# Exp. 3: the arm sets of every run, drawn from the parsed R6A day of May 1 (shared yahoo_* rules).
+rule lingape_yahoo_instance:
+    input:
+        day="data/processed/r6a/day20090501.npz",
+    output:
+        npz=LG_RESULTS + "/instances/{experiment}/K{K}.npz",
+        summary=LG_RESULTS + "/instances/{experiment}/K{K}.json",
+    wildcard_constraints:
+        experiment="|".join(LG_YAHOO) or "none",
+        K=r"\d+",
+    params:
+        runs=lambda w: EXPERIMENTS[w.experiment].trials,
+    log:
+        f"logs/{LG}/instances/{{experiment}}_K{{K}}.log",
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    shell:
+        "linbandits lingape-yahoo-instance --day {input.day} --K {wildcards.K} --runs {params.runs} "
+        "--out {output.npz} --summary {output.summary} > {log} 2>&1"
+
+
 def lg_table1_columns():
     """(label, n runs, chunks) of Table 1: each algorithm of the Table 1 setting, then the extra columns."""
     if not LG_TABLE1:
@@ -138,6 +163,9 @@ def lg_claims_inputs():
            "lingape": lg_sidecars("exp1_soare", "LinGapE", [LG_TABLE1.get("setting", "d5")])}
     if LG_TABLE1:
         out["table1"] = LG_RESULTS + "/table1_arm_pulls_d5.csv"
+    if LG_YAHOO:
+        exp = EXPERIMENTS[LG_YAHOO[0]]
+        out["yahoo"] = pipeline.instance_path(config, exp, exp.setting_ids()[0], "json")
     return tables, out
 
 
@@ -152,6 +180,7 @@ rule lingape_claims:
         tables=" ".join(f"--table {n}={p}" for n, p in lg_claims_inputs()[0].items()),
         table1=f"--table1 {LG_RESULTS}/table1_arm_pulls_d5.csv" if LG_TABLE1 else "",
         lingape=lambda w, input: f"--lingape-sidecar {input.lingape[0]}" if input.lingape else "",
+        yahoo=lambda w, input: f"--yahoo-summary {input.yahoo}" if LG_YAHOO else "",
         synthetic="--synthetic" if any(lg_uses_synthetic_data(n) for n in LG_EXPERIMENTS) else "",
     log:
         f"logs/{LG}/claims.log",
@@ -159,7 +188,7 @@ rule lingape_claims:
         mem_mb=1000,
         runtime=5,
     shell:
-        "linbandits lingape-claims --claims {input.claims} {params.tables} {params.table1} {params.lingape} "
+        "linbandits lingape-claims --claims {input.claims} {params.tables} {params.table1} {params.lingape} {params.yahoo} "
         "--adaptive-sidecars {input.adaptive} {params.synthetic} "
         "--out-md {output.md} --out-json {output.json} > {log} 2>&1"
 
@@ -169,6 +198,8 @@ if LG_TABLE1:
     STUDY_TARGETS[LG] += [LG_RESULTS + f"/table1_arm_pulls_d5.{x}" for x in ("csv", "md", "tex")]
 STUDY_TARGETS[LG] += [p for n in pipeline.study_figures(config, LG) for p in pipeline.figure_paths(config, LG, n)]
 STUDY_TARGETS[LG] += [LG_RESULTS + "/claims.md", LG_RESULTS + "/claims.json"]
+if LG_YAHOO:
+    STUDY_TARGETS[LG].append("data/processed/r6a_qc.json")
 
 
 # `snakemake --cores 2 lingape`: this study alone.
