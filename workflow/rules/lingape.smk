@@ -74,16 +74,12 @@ rule lingape_yahoo_instance:
 
 
 def lg_table1_columns():
-    """(label, n runs, chunks) of Table 1: each algorithm of the Table 1 setting, then the extra columns."""
-    if not LG_TABLE1:
-        return []
-    exp = EXPERIMENTS[LG_TABLE1["experiment"]]
-    setting = LG_TABLE1["setting"]
-    cols = [(a, exp.trials, pipeline.raw_chunk_paths(config, exp, setting, a))
-            for a in LG_TABLE1.get("algorithms", ["XY-static", "LinGapE", "XY-oracle"])]
-    for label, name in LG_TABLE1.get("extra_columns", {}).items():
-        extra = EXPERIMENTS[name]
-        cols.append((label, extra.trials, pipeline.raw_chunk_paths(config, extra, setting, "LinGapE")))
+    """(label, n runs, chunks) of Table 1: config `table1: columns: {label: [experiment, algorithm]}`."""
+    setting = LG_TABLE1.get("setting", "d5")
+    cols = []
+    for label, (name, algo) in LG_TABLE1.get("columns", {}).items():
+        exp = EXPERIMENTS[name]
+        cols.append((label, exp.trials, pipeline.raw_chunk_paths(config, exp, setting, algo)))
     return cols
 
 
@@ -159,7 +155,7 @@ def lg_sidecars(name, algorithm, settings=None):
 def lg_claims_inputs():
     tables = {n: pipeline.table_paths(config, e)[0] for n, e in LG_EXPERIMENTS.items()}
     out = {"tables": list(tables.values()), "claims": LG_CLAIMS_TABLE,
-           "adaptive": lg_sidecars("exp1_soare", "XY-adaptive"),
+           "adaptive": [p for n in LG_EXPERIMENTS if n.startswith("exp1_soare") for p in lg_sidecars(n, "XY-adaptive")],
            "lingape": lg_sidecars("exp1_soare", "LinGapE", [LG_TABLE1.get("setting", "d5")])}
     if LG_TABLE1:
         out["table1"] = LG_RESULTS + "/table1_arm_pulls_d5.csv"
@@ -198,8 +194,6 @@ if LG_TABLE1:
     STUDY_TARGETS[LG] += [LG_RESULTS + f"/table1_arm_pulls_d5.{x}" for x in ("csv", "md", "tex")]
 STUDY_TARGETS[LG] += [p for n in pipeline.study_figures(config, LG) for p in pipeline.figure_paths(config, LG, n)]
 STUDY_TARGETS[LG] += [LG_RESULTS + "/claims.md", LG_RESULTS + "/claims.json"]
-if LG_YAHOO:
-    STUDY_TARGETS[LG].append("data/processed/r6a_qc.json")
 
 
 # `snakemake --cores 2 lingape`: this study alone.

@@ -188,9 +188,9 @@ class XYStatic(BAIAlgorithm):
         pi, pj, pid = all_pairs(K)
         Y = X[pi] - X[pj]
         G, D, W, T, XZ, _ = state_after_initial_pulls(X, Y, self.lam)
-        bs = np.array([initial_rewards(X, means, draw_block(g, inst.reward, K), inst.reward, inst.noise_scale)
-                       for g in rngs])
-        mus = bs @ XZ.T
+        sums = np.array([[kn.reward_of(means[a], draw, inst.reward, inst.noise_scale)
+                          for a, draw in enumerate(draw_block(g, inst.reward, K))] for g in rngs])
+        mus = (sums @ X) @ XZ.T
         ist = np.array([K, 0], dtype=np.int64)
         active = np.ones(R, dtype=np.bool_)
         stop_n = np.full(R, -1, dtype=np.int64)
@@ -199,7 +199,7 @@ class XYStatic(BAIAlgorithm):
         draws = np.array([draw_block(g, inst.reward, DRAW_BLOCK) for g in rngs])
         key = np.uint64(streams.shared_tie_key(seed))
         while True:
-            status = kn.static_kernel(G, D, W, pid, T, ist, X, Y, self.lam, mus, bs, active, stop_n, rec, stop_counts,
+            status = kn.static_kernel(G, D, W, pid, T, ist, X, Y, self.lam, mus, sums, active, stop_n, rec, stop_counts,
                                       means, draws, key, self.sigma, inst.delta, inst.reward, inst.noise_scale,
                                       self.limit(), REFRESH)
             if status != kn.NEED_DRAWS:

@@ -62,7 +62,7 @@ def main_figure(argv=None) -> int:
         rows = table[table["algorithm"] == algorithm]
         if rows.empty:
             raise UserError(f"table {path} has no rows of {algorithm}; it has {sorted(set(table['algorithm']))}")
-        series[label] = rows
+        series[label] = pd.concat([series[label], rows]) if label in series else rows
     draw(series, args.out_stem, args.xlabel, args.title, args.logx, args.logy, args.subtitle or None,
          args.preview or None)
     return 0

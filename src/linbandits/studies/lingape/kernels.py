@@ -234,11 +234,11 @@ def greedy_scores(G, D, W, scores):
 
 
 @njit(cache=True)
-def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, bs, active, stop_n, rec, stop_counts, means, draws, key,
+def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, rec, stop_counts, means, draws, key,
                   sigma, delta, reward_kind, noise_sd, max_n, refresh):
     """XY-static for several runs sharing one reward-free arm sequence (pairs: every i < j).
 
-    ist = [n, draw position]. Run r's state: mus[r], bs[r]; its reward draws draws[r]. The stopping
+    ist = [n, draw position]. Run r's state: mus[r] and sums[r] (each arm's reward sum); its draws draws[r]. The stopping
     rule of every active run is tested at every n (from n = K on) before the next pull.
     """
     K, d = X.shape
@@ -246,6 +246,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, bs, active, stop_n, rec,
     u = np.empty(K)
     dc = np.empty(W.shape[0])
     scores = np.empty(K)
+    last_fail = np.zeros(R, dtype=np.int64)
     log_c = math.log(6.0 * K * K / (math.pi ** 2 * delta))
     while True:
         n = ist[0]
@@ -258,12 +259,15 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, bs, active, stop_n, rec,
             for a in range(1, K):
                 if mus[r, a] > mus[r, top]:
                     top = a
+            # The arm that failed last time is tested first: usually it fails again, one test per run.
             ok = True
-            for a in range(K):
+            for k in range(K):
+                a = (last_fail[r] + k) % K
                 if a == top:
                     continue
                 if mus[r, top] - mus[r, a] < math.sqrt(c2 * max(W[pid[top, a]], 0.0)):
                     ok = False
+                    last_fail[r] = a
                     break
             if ok and n % STOP_CHECK_EVERY == 0:
                 active[r] = False
@@ -289,8 +293,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, bs, active, stop_n, rec,
             resid = (y - mus[r, arm]) * f
             for a in range(K):
                 mus[r, a] += G[a, arm] * resid
-            for k in range(d):
-                bs[r, k] += X[arm, k] * y
+            sums[r, arm] += y      # b = X^T sums: needed only when the state is recomputed
         pull(G, D, W, arm, u, dc)
         T[arm] += 1
         ist[1] = pos + 1
@@ -299,7 +302,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, bs, active, stop_n, rec,
             XZ, _ = fresh_state(G, D, W, T, X, Y, lam)
             for r in range(R):
                 if active[r]:
-                    mus[r, :] = XZ @ bs[r]
+                    mus[r, :] = XZ @ (X.T @ sums[r])
 
 
 @njit(cache=True)
@@ -338,13 +341,17 @@ def oracle_kernel(G, D, W, T, ist, X, Y, lam, p, gaps, sigma, delta, max_n, refr
     u = np.empty(K)
     dc = np.empty(W.shape[0])
     log_c = math.log(6.0 * K / (math.pi ** 2 * delta))
+    last_fail = 0
     while True:
         n = ist[0]
         c2 = 8.0 * sigma * sigma * (log_c + 2.0 * math.log(n))
         ok = True
-        for q in range(W.shape[0]):
+        Q = W.shape[0]
+        for k in range(Q):
+            q = (last_fail + k) % Q
             if gaps[q] < math.sqrt(c2 * max(W[q], 0.0)):
                 ok = False
+                last_fail = q
                 break
         if ok:
             return STOPPED
