@@ -1,0 +1,16 @@
+"""Planted bugs of the OAM study: each is applied by the suite with monkeypatch, and a test
+asserts that it makes one of the suite's comparisons fail (test_oam_planted_bugs.py).
+
+The OAM kernel is numba-compiled; a bug in one of its helpers is planted by swapping the
+helper and running the kernel's Python source (`py_func`), which reads the module's
+globals at call time.
+"""
+from linbandits.studies.oam import allocation
+
+
+def no_rescaling(monkeypatch):
+    """The SDP without the mandatory rescaling: matrix_frac(z_j, H(alpha)) <= Delta_j^2 / 2."""
+    monkeypatch.setattr(allocation, "rescaled_program", lambda Z, gaps: (Z, gaps ** 2 / 2.0, 1.0))
+
+
+BUGS = {"no_rescaling": no_rescaling}
