@@ -5,7 +5,7 @@ The OAM kernel is numba-compiled; a bug in one of its helpers is planted by swap
 helper and running the kernel's Python source (`py_func`), which reads the module's
 globals at call time.
 """
-from linbandits.studies.oam import allocation
+from linbandits.studies.oam import allocation, oam
 
 
 def no_rescaling(monkeypatch):
@@ -13,4 +13,20 @@ def no_rescaling(monkeypatch):
     monkeypatch.setattr(allocation, "rescaled_program", lambda Z, gaps: (Z, gaps ** 2 / 2.0, 1.0))
 
 
-BUGS = {"no_rescaling": no_rescaling}
+def _python_kernel(monkeypatch):
+    monkeypatch.setattr(oam, "oam_run", oam.oam_run.py_func)
+
+
+def exploit_with_delta(monkeypatch):
+    """The exploitation test (4.3) with Delta instead of Delta^2."""
+    _python_kernel(monkeypatch)
+    monkeypatch.setattr(oam, "exploit_threshold", lambda dmin, gap, fn: max(dmin, gap) / fn)
+
+
+def forced_never(monkeypatch):
+    """Forced exploration (b2) never triggers."""
+    _python_kernel(monkeypatch)
+    monkeypatch.setattr(oam, "forced", lambda n_b2, eps, s: False)
+
+
+BUGS = {"no_rescaling": no_rescaling, "exploit_with_delta": exploit_with_delta, "forced_never": forced_never}
