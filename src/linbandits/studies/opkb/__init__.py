@@ -22,6 +22,9 @@ STUDY = Study(
         "opkb_cosine_slow": f"{_I}:opkb_cosine_slow",
     },
     kinds={"arm_rewards": f"{_I}:ArmRewardsInstance"},
-    commands={},
+    commands={
+        "opkb-summarise": ("linbandits.studies.opkb.summaries:main", "opkb: one experiment's runs -> mean/s.e. curves"),
+        "opkb-report": ("linbandits.studies.opkb.report:main", "opkb: final-regret table, Figs. 1-2 and claims"),
+    },
     curves=True,
 )
