@@ -12,6 +12,10 @@ OPKB_CONFIG = config["studies"][OPKB]
 OPKB_RESULTS = f"{PREFIX}results/{OPKB}"
 OPKB_FIGURES = f"{PREFIX}figures/{OPKB}"
 OPKB_EXPERIMENTS = pipeline.study_experiments(config, OPKB)
+# Experiments running only the neural variants: built by the opt-in `opkb_neural` target.
+OPKB_NEURAL_ALGORITHMS = {"OPNN", "OPNN0", "ADA-OPNN"}
+OPKB_NEURAL = [n for n, e in OPKB_EXPERIMENTS.items() if set(e.algorithms) <= OPKB_NEURAL_ALGORITHMS]
+OPKB_KERNEL = [n for n in OPKB_EXPERIMENTS if n not in OPKB_NEURAL]
 OPKB_FIGURE_SPECS = pipeline.study_figures(config, OPKB)
 # A series drawn in another experiment's panel carries that experiment's `series_label`.
 OPKB_LABELS = {f"{name}/{algo}": body["series_label"]
@@ -57,11 +61,28 @@ rule opkb_summary:
 OPKB_FIGURE_FILES = [p for name in OPKB_FIGURE_SPECS for p in pipeline.figure_paths(config, OPKB, name)]
 OPKB_TABLE = OPKB_RESULTS + "/tables/final_regret"
 OPKB_CLAIMS = OPKB_RESULTS + "/claims"
+OPKB_NEURAL_SUMMARIES = [OPKB_RESULTS + f"/summaries/{n}.json" for n in OPKB_NEURAL]
+OPKB_FIGURE_JSON = _opkb_quote(_opkb_json.dumps({n: {"title": s.get("title", ""), "panels": s["panels"]}
+                                                 for n, s in OPKB_FIGURE_SPECS.items()}))
+OPKB_LABEL_JSON = _opkb_quote(_opkb_json.dumps(OPKB_LABELS))
+OPKB_REPORT = (
+    "linbandits opkb-report --summaries {input} --figures {params.figures} --labels {params.labels} "
+    "--figure-dir {params.figure_dir} --table-stem {params.table} --claims-stem {params.claims} {params.neural} "
+    "> {log} 2>&1"
+)
+
+
+def opkb_report_inputs(w):
+    """The kernel experiments' summaries, and the neural ones once `opkb_neural` has made them."""
+    from pathlib import Path as _Path
+
+    kernel = [OPKB_RESULTS + f"/summaries/{n}.json" for n in OPKB_KERNEL]
+    return kernel + [p for p in OPKB_NEURAL_SUMMARIES if _Path(p).exists()]
 
 
 rule opkb_report:
     input:
-        expand(OPKB_RESULTS + "/summaries/{experiment}.json", experiment=list(OPKB_EXPERIMENTS)),
+        opkb_report_inputs,
     output:
         table=report(OPKB_TABLE + ".csv", caption="../report/opkb_table.rst", category=OPKB, subcategory="Tables"),
         md=OPKB_TABLE + ".md",
@@ -71,17 +92,56 @@ rule opkb_report:
         claims=report(OPKB_CLAIMS + ".md", caption="../report/opkb_claims.rst", category=OPKB, subcategory="Claims"),
         claims_json=OPKB_CLAIMS + ".json",
     params:
-        figures=_opkb_quote(_opkb_json.dumps({n: {"title": s.get("title", ""), "panels": s["panels"]}
-                                              for n, s in OPKB_FIGURE_SPECS.items()})),
-        labels=_opkb_quote(_opkb_json.dumps(OPKB_LABELS)),
+        figures=OPKB_FIGURE_JSON,
+        labels=OPKB_LABEL_JSON,
+        figure_dir=OPKB_FIGURES,
+        table=OPKB_TABLE,
+        claims=OPKB_CLAIMS,
+        neural=lambda w, input: "--neural-run" if any(p in OPKB_NEURAL_SUMMARIES for p in input) else "",
     log:
         f"{PREFIX}logs/{OPKB}/report.log",
     resources:
         mem_mb=1000,
         runtime=5,
     shell:
-        "linbandits opkb-report --summaries {input} --figures {params.figures} --labels {params.labels} "
-        "--figure-dir {OPKB_FIGURES} --table-stem {OPKB_TABLE} --claims-stem {OPKB_CLAIMS} > {log} 2>&1"
+        OPKB_REPORT
+
+
+# The opt-in neural target: its runs, then the whole report with the neural curves and claims in
+# results/opkb/neural/ and figures/opkb/neural/ (the default report picks them up on its next run).
+OPKB_NEURAL_DIR = OPKB_RESULTS + "/neural"
+OPKB_NEURAL_FIGURES = [p.replace(f"figures/{OPKB}/", f"figures/{OPKB}/neural/") for p in OPKB_FIGURE_FILES]
+
+
+rule opkb_report_neural:
+    input:
+        [OPKB_RESULTS + f"/summaries/{n}.json" for n in OPKB_KERNEL] + OPKB_NEURAL_SUMMARIES,
+    output:
+        table=OPKB_NEURAL_DIR + "/final_regret.csv",
+        md=OPKB_NEURAL_DIR + "/final_regret.md",
+        tex=OPKB_NEURAL_DIR + "/final_regret.tex",
+        figures=OPKB_NEURAL_FIGURES,
+        claims=OPKB_NEURAL_DIR + "/claims.md",
+        claims_json=OPKB_NEURAL_DIR + "/claims.json",
+    params:
+        figures=OPKB_FIGURE_JSON,
+        labels=OPKB_LABEL_JSON,
+        figure_dir=OPKB_FIGURES + "/neural",
+        table=OPKB_NEURAL_DIR + "/final_regret",
+        claims=OPKB_NEURAL_DIR + "/claims",
+        neural="--neural-run",
+    log:
+        f"{PREFIX}logs/{OPKB}/report_neural.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        OPKB_REPORT
+
+
+rule opkb_neural:
+    input:
+        OPKB_NEURAL_DIR + "/claims.json",
 
 
 STUDY_TARGETS[OPKB] += [OPKB_TABLE + ".csv", OPKB_CLAIMS + ".json", *OPKB_FIGURE_FILES]

@@ -14,6 +14,9 @@ STUDY = Study(
         "WGPUCB": f"{_A}:WGPUCB",
         "OPKB": f"{_A}:OPKB",
         "ADA-OPKB": f"{_A}:ADAOPKB",
+        "OPNN": f"{_A}:OPNN",
+        "OPNN0": f"{_A}:OPNN0",
+        "ADA-OPNN": f"{_A}:ADAOPNN",
     },
     families={
         "opkb_env1": f"{_I}:opkb_env1",

@@ -55,6 +55,10 @@ class KernelConstants:
         """A = {a: Dhat(a) <= this} for the OP of block j (the code's g_scale knob)."""
         return 2 * self.alpha * self.gamma_T / self.beta(j) * self.beta_scale * self.g_scale
 
+    def refresh(self, indices, arms, ys) -> bool:
+        """Called at every block end with the epoch's rounds; True if the features changed (OPNN)."""
+        return False
+
     def leverage(self, P: np.ndarray) -> np.ndarray:
         return design.leverages(self.Phi, P, self.lam)
 
@@ -114,7 +118,7 @@ def run_opkb(instance, options: dict, seed: int, trial: int, adaptive: bool, con
     t0 = 0                                   # 0-based index of the next round
     while t0 < T:
         # a new epoch
-        strategies, leverage_of, block_gaps = [c.pi], [c.leverage(c.pi)], {}
+        strategies, leverage_of, block_gaps, block_ends = [c.pi], [c.leverage(c.pi)], {}, {}
         h_idx, h_arm, h_y = [], [], []
         j = 0
         restarted = False
@@ -154,7 +158,14 @@ def run_opkb(instance, options: dict, seed: int, trial: int, adaptive: bool, con
             if restarted or used < length:
                 break
             all_idx, all_arm, all_y = (np.concatenate(h) for h in (h_idx, h_arm, h_y))
-            block_gaps[j] = gaps_of(ips_estimate(all_idx, all_arm, all_y, leverage_of, N))
+            block_ends[j] = len(all_y)
+            if c.refresh(all_idx, all_arm, all_y):
+                # New features (OPNN): every stored strategy's S^-1 and every stored block's gaps again.
+                leverage_of = [c.leverage(P) for P in strategies]
+                for k, end in block_ends.items():
+                    block_gaps[k] = gaps_of(ips_estimate(all_idx[:end], all_arm[:end], all_y[:end], leverage_of, N))
+            else:
+                block_gaps[j] = gaps_of(ips_estimate(all_idx, all_arm, all_y, leverage_of, N))
             if t0 >= T:
                 break
             j += 1
