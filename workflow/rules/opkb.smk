@@ -66,7 +66,7 @@ OPKB_FIGURE_JSON = _opkb_quote(_opkb_json.dumps({n: {"title": s.get("title", "")
                                                  for n, s in OPKB_FIGURE_SPECS.items()}))
 OPKB_LABEL_JSON = _opkb_quote(_opkb_json.dumps(OPKB_LABELS))
 OPKB_REPORT = (
-    "linbandits opkb-report --summaries {input} --figures {params.figures} --labels {params.labels} "
+    "linbandits opkb-report --summaries {input.summaries} {params.tuning} --figures {params.figures} --labels {params.labels} "
     "--figure-dir {params.figure_dir} --table-stem {params.table} --claims-stem {params.claims} {params.neural} "
     "> {log} 2>&1"
 )
@@ -80,9 +80,18 @@ def opkb_report_inputs(w):
     return kernel + [p for p in OPKB_NEURAL_SUMMARIES if _Path(p).exists()]
 
 
+def opkb_tuning_input(w):
+    """The tuning result (claim C8) once `opkb_tuning` has made it."""
+    from pathlib import Path as _Path
+
+    path = OPKB_RESULTS + "/tuning/tuning.json"
+    return [path] if _Path(path).exists() else []
+
+
 rule opkb_report:
     input:
-        opkb_report_inputs,
+        summaries=opkb_report_inputs,
+        tuning=opkb_tuning_input,
     output:
         table=report(OPKB_TABLE + ".csv", caption="../report/opkb_table.rst", category=OPKB, subcategory="Tables"),
         md=OPKB_TABLE + ".md",
@@ -97,7 +106,8 @@ rule opkb_report:
         figure_dir=OPKB_FIGURES,
         table=OPKB_TABLE,
         claims=OPKB_CLAIMS,
-        neural=lambda w, input: "--neural-run" if any(p in OPKB_NEURAL_SUMMARIES for p in input) else "",
+        neural=lambda w, input: "--neural-run" if any(p in OPKB_NEURAL_SUMMARIES for p in input.summaries) else "",
+        tuning=lambda w, input: f"--tuning {input.tuning[0]}" if input.tuning else "",
     log:
         f"{PREFIX}logs/{OPKB}/report.log",
     resources:
@@ -115,7 +125,8 @@ OPKB_NEURAL_FIGURES = [p.replace(f"figures/{OPKB}/", f"figures/{OPKB}/neural/") 
 
 rule opkb_report_neural:
     input:
-        [OPKB_RESULTS + f"/summaries/{n}.json" for n in OPKB_KERNEL] + OPKB_NEURAL_SUMMARIES,
+        summaries=[OPKB_RESULTS + f"/summaries/{n}.json" for n in OPKB_KERNEL] + OPKB_NEURAL_SUMMARIES,
+        tuning=opkb_tuning_input,
     output:
         table=OPKB_NEURAL_DIR + "/final_regret.csv",
         md=OPKB_NEURAL_DIR + "/final_regret.md",
@@ -130,6 +141,7 @@ rule opkb_report_neural:
         table=OPKB_NEURAL_DIR + "/final_regret",
         claims=OPKB_NEURAL_DIR + "/claims",
         neural="--neural-run",
+        tuning=lambda w, input: f"--tuning {input.tuning[0]}" if input.tuning else "",
     log:
         f"{PREFIX}logs/{OPKB}/report_neural.log",
     resources:
@@ -150,3 +162,53 @@ STUDY_TARGETS[OPKB] += [OPKB_TABLE + ".csv", OPKB_CLAIMS + ".json", *OPKB_FIGURE
 rule opkb:
     input:
         STUDY_TARGETS[OPKB],
+
+
+# ------------------------------------------------------------- tuning (opt-in: `snakemake opkb_tuning`)
+
+OPKB_TUNING = OPKB_CONFIG.get("tuning") or {}
+if OPKB_TUNING:
+    from linbandits.studies.opkb.tuning import grid_points as _opkb_grid_points
+
+    _OPKB_TUNE_EXP = OPKB_EXPERIMENTS[OPKB_TUNING["experiment"]]
+    OPKB_TUNE_POINTS = _opkb_grid_points(OPKB_TUNING, _OPKB_TUNE_EXP.options)
+    OPKB_TUNE_FILES = [OPKB_RESULTS + f"/tuning/{a}/point{i:04d}.json"
+                       for a, points in OPKB_TUNE_POINTS.items() for i in range(len(points))]
+    OPKB_TUNE_RUNS = " ".join(
+        f"{pipeline.instance_path(config, _OPKB_TUNE_EXP, s)}:{pipeline.job_seed(config, _OPKB_TUNE_EXP.name, s)}"
+        for s in _OPKB_TUNE_EXP.setting_ids())
+
+    rule opkb_tune_point:
+        input:
+            [pipeline.instance_path(config, _OPKB_TUNE_EXP, s) for s in _OPKB_TUNE_EXP.setting_ids()],
+        output:
+            OPKB_RESULTS + "/tuning/{algorithm}/point{index}.json",
+        wildcard_constraints:
+            index=r"\d{4}",
+        params:
+            options=lambda w: pipeline.option_args(OPKB_TUNE_POINTS[w.algorithm][int(w.index)]),
+        log:
+            f"{PREFIX}logs/{OPKB}/tuning/{{algorithm}}/point{{index}}.log",
+        resources:
+            mem_mb=1000,
+            runtime=60,
+        shell:
+            "linbandits opkb-tune --algorithm {wildcards.algorithm} --runs " + OPKB_TUNE_RUNS +
+            " {params.options} --out {output} > {log} 2>&1"
+
+    rule opkb_tuning_table:
+        input:
+            OPKB_TUNE_FILES,
+        output:
+            csv=OPKB_RESULTS + "/tuning/tuning.csv",
+            md=OPKB_RESULTS + "/tuning/tuning.md",
+            tex=OPKB_RESULTS + "/tuning/tuning.tex",
+            best=OPKB_RESULTS + "/tuning/tuning.json",
+        log:
+            f"{PREFIX}logs/{OPKB}/tuning/table.log",
+        shell:
+            "linbandits opkb-tuning-table --points {input} --out-stem " + OPKB_RESULTS + "/tuning/tuning > {log} 2>&1"
+
+    rule opkb_tuning:
+        input:
+            OPKB_RESULTS + "/tuning/tuning.json",

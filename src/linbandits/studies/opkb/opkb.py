@@ -41,6 +41,11 @@ class KernelConstants:
         self.beta_scale, self.mu_scale, self.g_scale = o["beta_scale"], o["mu_scale"], o["g_scale"]
         self.eps_scale, self.mix = o.get("eps_scale", 0.0), o["mixture_probability"]
         self.j_star = int(o.get("j_star", 4))
+        if self.mu(1) > 1:
+            from linbandits.errors import UserError
+
+            raise UserError(f"mu_scale = {self.mu_scale:g} makes mu_1 = {self.mu(1):.3g} > 1 (P^(1) would have "
+                            "negative entries); use mu_scale <= 2.83")
 
     def epsilon(self, j: int) -> float:
         return (40 + 16 * math.sqrt(self.alpha)) * 0.5 * 2.0 ** (-j / 2)
