@@ -30,3 +30,11 @@ def run_stream(instance, seed: int, trial: int, normals: bool = False) -> RunStr
     noise = instance.noise_sd * rng.standard_normal(n)
     extra = rng.standard_normal((n, instance.d)) if normals else None
     return RunStream(theta=np.asarray(theta, float), contexts=contexts.astype(np.int64), noise=noise, normals=extra)
+
+
+def run_theta(instance, seed: int, trial: int) -> np.ndarray:
+    """The theta run `trial` plays against (the first draw of its stream when theta is redrawn)."""
+    if not instance.random_theta:
+        return np.asarray(instance.theta, float)
+    g = instance.theta_sd * np.random.default_rng([int(seed), int(trial)]).standard_normal(instance.d)
+    return g / np.linalg.norm(g)
