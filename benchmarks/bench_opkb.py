@@ -36,6 +36,7 @@ def cpu(fn):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="skip the published-size projection")
+    p.add_argument("--neural", action="store_true", help="also project the opt-in neural target (slow)")
     args = p.parse_args(argv)
     one_blas_thread()
     from opkb_oracle import gpucb_oracle, opkb_oracle
@@ -60,7 +61,10 @@ def main(argv=None) -> int:
         return 0
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     total = 0.0
+    neural = {"OPNN", "OPNN0", "ADA-OPNN"}
     for name, exp in pipeline.study_experiments(config, "opkb").items():
+        if set(exp.algorithms) <= neural and not args.neural:
+            continue
         setting = exp.setting_ids()[0]
         instance = build_instance(exp.instance, exp.instance_settings(setting))
         for algorithm in exp.algorithms:
@@ -69,7 +73,8 @@ def main(argv=None) -> int:
             runs = exp.trials * len(exp.setting_ids())
             total += seconds * runs
             print(f"{name:18s} {algorithm:10s} {seconds:6.2f} CPU-s a run x {runs} runs = {seconds * runs:7.1f} CPU-s")
-    print(f"default target, simulation only (projected from one run each): {total:.0f} CPU-s = {total / 60:.1f} CPU-min")
+    what = "default + neural targets" if args.neural else "default target"
+    print(f"{what}, simulation only (projected from one run each): {total:.0f} CPU-s = {total / 60:.1f} CPU-min")
     return 0
 
 

@@ -21,7 +21,7 @@ def test_outputs_table_figures_and_claims(full_run):
         rows = table[table["experiment"] == name]
         assert len(rows) == len(exp.algorithms)
         assert (rows["n_runs"] == exp.trials * len(exp.setting_ids())).all()
-    for stem in ("fig1", "fig2"):
+    for stem in ("opkb_fig1", "opkb_fig2"):
         assert (full_run / f"figures/opkb/{stem}.pdf").stat().st_size > 0
         assert (full_run / f"figures/opkb/{stem}.png").stat().st_size > 0
     claims = json.loads((full_run / "results/opkb/claims.json").read_text())
@@ -51,3 +51,21 @@ def test_results_identical_across_chunk_sizes(full_run, tmp_path, make_workdir, 
     snakemake(other, "--cores", "1", target)
     assert len(list((other / "results/opkb/raw/opkb_slow/seed0/ADA-OPKB").glob("chunk*.csv"))) == 2
     assert (other / target).read_bytes() == (full_run / target).read_bytes()
+
+
+def test_neural_variants_are_opt_in(tmp_path, make_workdir, planned_jobs):
+    workdir = make_workdir(tmp_path / "fresh")
+    default = planned_jobs(workdir, "opkb")
+    assert "opkb_report_neural" not in default
+    config = config_of(workdir)
+    neural = [n for n, e in pipeline.study_experiments(config, "opkb").items()
+              if set(e.algorithms) <= {"OPNN", "OPNN0", "ADA-OPNN"}]
+    assert neural
+    kernel_runs = sum(len(e.algorithms) * len(e.setting_ids()) for n, e in
+                      pipeline.study_experiments(config, "opkb").items() if n not in neural)
+    assert default["simulate_curves"] == kernel_runs
+    jobs = planned_jobs(workdir, "opkb_neural")
+    assert jobs["opkb_report_neural"] == 1
+    assert jobs["simulate_curves"] == kernel_runs + sum(
+        len(e.algorithms) * len(e.setting_ids()) for n, e in pipeline.study_experiments(config, "opkb").items()
+        if n in neural)

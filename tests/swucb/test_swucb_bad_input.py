@@ -57,3 +57,19 @@ def test_bad_family_setting_and_budget_need():
     user = type(user)(name="u", X=user.X, thetas=user.thetas, noise_sd=0.1)
     with pytest.raises(Exception, match="variation=budget needs the nominal B_T"):
         make_algorithm("EXP3.S", user, {"variation": "budget"})
+
+
+def test_cli_runs_do_not_depend_on_chunking(tmp_path):
+    """Runs 0..3 in one call or as 0..1 + 2..3 (--first-trial): the same rows, byte for byte."""
+    def simulate(out, first, n):
+        assert main(["simulate", "--instance", "swucb_sinusoid", "--setting", "T=300,budget=cuberoot",
+                     "--algorithm", "BOB", "--trials", str(n), "--first-trial", str(first), "--seed", "12",
+                     "--out", str(out)]) == 0
+        return out.read_text().splitlines()
+
+    whole = simulate(tmp_path / "all.csv", 0, 4)
+    parts = simulate(tmp_path / "a.csv", 0, 2) + simulate(tmp_path / "b.csv", 2, 2)[1:]
+    assert whole == parts and len(set(whole[1:])) == 4
+    import json
+    side = json.loads((tmp_path / "all.json").read_text())
+    assert side["tuning"]["H"] == 27 and side["tuning"]["J"] == [1, 2, 5, 11, 27]

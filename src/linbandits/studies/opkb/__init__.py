@@ -14,6 +14,9 @@ STUDY = Study(
         "WGPUCB": f"{_A}:WGPUCB",
         "OPKB": f"{_A}:OPKB",
         "ADA-OPKB": f"{_A}:ADAOPKB",
+        "OPNN": f"{_A}:OPNN",
+        "OPNN0": f"{_A}:OPNN0",
+        "ADA-OPNN": f"{_A}:ADAOPNN",
     },
     families={
         "opkb_env1": f"{_I}:opkb_env1",
@@ -25,6 +28,8 @@ STUDY = Study(
     commands={
         "opkb-summarise": ("linbandits.studies.opkb.summaries:main", "opkb: one experiment's runs -> mean/s.e. curves"),
         "opkb-report": ("linbandits.studies.opkb.report:main", "opkb: final-regret table, Figs. 1-2 and claims"),
+        "opkb-tune": ("linbandits.studies.opkb.tuning:main_point", "opkb: one tuning grid point on every Env 1 seed"),
+        "opkb-tuning-table": ("linbandits.studies.opkb.tuning:main_table", "opkb: the tuning grid's table and best points"),
     },
     curves=True,
 )

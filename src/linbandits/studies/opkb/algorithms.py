@@ -46,7 +46,7 @@ class ArmRewardsAlgorithm:
 
     def simulate(self, seed, trials, progress=None) -> Records:
         one_blas_thread()
-        Phi = features(self.instance.arms, self.options["rbf_length"])
+        Phi = features(self.instance.arms, self.options["rbf_length"]) if "rbf_length" in self.options else None
         rounds = curve_rounds(self.instance.T)
         finals, curves, extras = [], [], {}
         for done, trial in enumerate(trials, 1):
@@ -106,4 +106,37 @@ class ADAOPKB(OPKB):
     name = "ADA-OPKB"
     summary = "OPKB with replays of earlier strategies and restarts on detected changes"
     defaults = {**COMMON, **OPKB_DEFAULTS, "eps_scale": 0.005, "j_star": 4}
+    adaptive = True
+
+
+# The ADA-OPNN config of the authors (spec C); width 512 with eta * m = 2.048e-5 is this study's default.
+OPNN_DEFAULTS = {"noise": "truncated", "sigma": 100.0, "beta_scale": 50.0, "mu_scale": 0.2, "e_scale": 0.005,
+                 "g_scale": 0.1, "mixture_probability": 0.2, "delta": 1e-4, "width": 512, "hidden": 3,
+                 "steps": 100, "lr": None, "lam": 10.0}
+
+
+class OPNN(ArmRewardsAlgorithm):
+    name = "OPNN"
+    summary = "OPKB on neural-tangent features of a bias-free ReLU net retrained at every block end (opt-in)"
+    defaults = dict(OPNN_DEFAULTS)
+    adaptive = False
+
+    def run(self, seed, trial, Phi):
+        from linbandits.studies.opkb.neural import neural_constants
+
+        constants, _ = neural_constants(self.instance.arms, self.instance.T, self.options, seed, trial)
+        run = opkb.run_opkb(self.instance, self.options, seed, trial, self.adaptive, constants)
+        return run["regret"], {"restarts": run["restarts"], "blocks": run["blocks"]}
+
+
+class OPNN0(OPNN):
+    name = "OPNN0"
+    summary = "OPNN with the initial network's features throughout (no training, J = 0)"
+    defaults = {**OPNN_DEFAULTS, "steps": 0}
+
+
+class ADAOPNN(OPNN):
+    name = "ADA-OPNN"
+    summary = "OPNN with ADA-OPKB's replays and restarts (opt-in)"
+    defaults = {**OPNN_DEFAULTS, "eps_scale": 0.02, "j_star": 4}
     adaptive = True

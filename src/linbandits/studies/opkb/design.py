@@ -8,7 +8,7 @@ with equality where P(a) > 0. `kkt_residual` measures it; the solver stops when 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.linalg import lu_factor, lu_solve, solve_triangular
 
 KKT_TOL = 1e-8
 MAX_ITERATIONS = 200
@@ -45,8 +45,9 @@ def solve_op(Phi, Dhat, beta: float, lam: float, tol: float = KKT_TOL) -> np.nda
     c = 2.0 / beta
     P = np.full(N, 1.0 / N)
     g, M = op_gradient(Phi, P, Dhat, beta, lam)
-    nu = 1.0 - g.min()
-    s = g + nu                       # >= 1: a strictly feasible dual start
+    # Dual start: nu centres g + nu on the support's mean; s small but positive, on the scale of g.
+    nu = -float(P @ g)
+    s = np.maximum(g + nu, 0.0) + 1e-2 * (np.abs(g).mean() + 1e-12)
     ones = np.ones(N)
     K = np.empty((N + 1, N + 1))
     for _ in range(MAX_ITERATIONS):
@@ -55,22 +56,25 @@ def solve_op(Phi, Dhat, beta: float, lam: float, tol: float = KKT_TOL) -> np.nda
         r_p = P.sum() - 1.0
         if max(np.abs(r_d).max(), abs(r_p)) < 1e-13 and mu_c < 1e-14:
             break
-        tau = 0.1 * mu_c
-        r_c = P * s - tau
         K[:N, :N] = c * (M * M)
         K[np.arange(N), np.arange(N)] += s / P
         K[:N, N] = ones
         K[N, :N] = ones
         K[N, N] = 0.0
-        rhs = np.concatenate([-r_d - r_c / P, [-r_p]])
-        step = np.linalg.solve(K, rhs)
-        dP, dnu = step[:N], step[N]
-        ds = (-r_c - s * dP) / P
-        alpha = 1.0
-        for vec, dvec in ((P, dP), (s, ds)):
-            neg = dvec < 0
-            if neg.any():
-                alpha = min(alpha, 0.99 * float(np.min(-vec[neg] / dvec[neg])))
+        factor = lu_factor(K, check_finite=False)
+
+        def direction(r_c):
+            step = lu_solve(factor, np.concatenate([-r_d - r_c / P, [-r_p]]), check_finite=False)
+            return step[:N], step[N], (-r_c - s * step[:N]) / P
+
+        # Mehrotra: an affine-scaling step sets the centring weight, then a corrected step.
+        dP, _, ds = direction(P * s)
+        a_p, a_d = boundary_step(P, dP, 1.0), boundary_step(s, ds, 1.0)
+        sigma_c = (float((P + a_p * dP) @ (s + a_d * ds)) / N / mu_c) ** 3 if mu_c > 0 else 0.0
+        tau = min(sigma_c, 1.0) * mu_c
+        dP, dnu, ds = direction(P * s + dP * ds - tau)
+        alpha = min(boundary_step(P, dP, 0.995), boundary_step(s, ds, 0.995))
+        r_c = P * s - tau
         old = np.sqrt(np.sum(r_d ** 2) + r_p ** 2 + np.sum(r_c ** 2))
         while True:
             P_new, s_new, nu_new = P + alpha * dP, s + alpha * ds, nu + alpha * dnu
@@ -87,6 +91,14 @@ def solve_op(Phi, Dhat, beta: float, lam: float, tol: float = KKT_TOL) -> np.nda
     if residual > tol:
         raise RuntimeError(f"OP solver stopped at KKT residual {residual:.3g} > {tol:g}")
     return P
+
+
+def boundary_step(x: np.ndarray, dx: np.ndarray, fraction: float) -> float:
+    """The largest step <= 1 keeping x + step dx > 0, times `fraction`."""
+    neg = dx < 0
+    if not neg.any():
+        return 1.0
+    return min(1.0, fraction * float(np.min(-x[neg] / dx[neg])))
 
 
 def d_design(Phi, lam: float) -> np.ndarray:

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 from scipy.linalg import lapack
+from scipy.linalg.blas import dger
 
 from linbandits.studies.opkb import streams
 from linbandits.studies.opkb.design import InformationGain
@@ -45,15 +46,15 @@ def gp_beta(gain: InformationGain, t: int, v: float, window: int) -> float:
 
 
 def add_round(C: np.ndarray, x: int) -> None:
-    """C <- Phi (W + phi_x phi_x^T)^-1 Phi^T, in place (Sherman-Morrison)."""
+    """C <- Phi (W + phi_x phi_x^T)^-1 Phi^T, in place (Sherman-Morrison; BLAS dger on C's memory)."""
     c = C[:, x].copy()
-    C -= np.outer(c, c) / (1.0 + c[x])
+    dger(-1.0 / (1.0 + c[x]), c, c, a=C.T, overwrite_a=1)
 
 
 def remove_round(C: np.ndarray, x: int) -> None:
     """C <- Phi (W - phi_x phi_x^T)^-1 Phi^T, in place."""
     c = C[:, x].copy()
-    C += np.outer(c, c) / (1.0 - c[x])
+    dger(1.0 / (1.0 - c[x]), c, c, a=C.T, overwrite_a=1)
 
 
 def run_gpucb(instance, Phi, options: dict, seed: int, trial: int, window: int = 0):
@@ -96,7 +97,8 @@ def run_wgpucb(instance, Phi, options: dict, seed: int, trial: int):
     u_noise = streams.noise_uniforms(seed, trial, T)
     rewards = instance.rewards
     Phi_inv = lapack.dtrtri(Phi, lower=1)[0]
-    lam_K_inv = lam * (Phi_inv.T @ Phi_inv)
+    # Only the lower triangle is ever read; zeros above keep LAPACK's outputs clean triangles.
+    lam_K_inv_lower = np.tril(lam * (Phi_inv.T @ Phi_inv))
     w = np.zeros(N)
     zw = np.zeros(N)
     regret = np.empty(T)
@@ -106,15 +108,17 @@ def run_wgpucb(instance, Phi, options: dict, seed: int, trial: int):
         if t == 1:
             x = 0
         else:
-            A = lam_K_inv.copy()
+            A = lam_K_inv_lower.copy()
             A[diag, diag] += w
-            chol, info = lapack.dpotrf(A, lower=1)
+            chol, info = lapack.dpotrf(A, lower=1, overwrite_a=1)
             if info:
                 raise np.linalg.LinAlgError(f"WGPUCB: posterior matrix not positive definite at round {t}")
-            C = lapack.dpotri(chol, lower=1)[0]
-            C = np.tril(C) + np.tril(C, -1).T
+            # C = A^-1 = L^-T L^-1: diag(C) = column sums of squares of L^-1, mu = C zw by two solves.
+            chol_inv = lapack.dtrtri(chol, lower=1)[0]
+            variance = lam * np.einsum("ij,ij->j", chol_inv, chol_inv)
+            mean_estimate = lapack.dpotrs(chol, zw, lower=1)[0]
             beta = scale * (0.8 + 0.1 * math.sqrt(2 * (gain.get(t) + LOG_1_OVER_DELTA)))
-            x = argmax_lowest(C @ zw + beta * np.sqrt(np.maximum(lam * np.diag(C), 0.0)))
+            x = argmax_lowest(mean_estimate + beta * np.sqrt(np.maximum(variance, 0.0)))
         mean = rewards[t - 1, x]
         y = float(streams.observe(mean, u_noise[t - 1], instance.noise_sd, options["noise"]))
         regret[t - 1] = rewards[t - 1].max() - mean

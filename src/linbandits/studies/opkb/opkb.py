@@ -41,6 +41,11 @@ class KernelConstants:
         self.beta_scale, self.mu_scale, self.g_scale = o["beta_scale"], o["mu_scale"], o["g_scale"]
         self.eps_scale, self.mix = o.get("eps_scale", 0.0), o["mixture_probability"]
         self.j_star = int(o.get("j_star", 4))
+        if self.mu(1) > 1:
+            from linbandits.errors import UserError
+
+            raise UserError(f"mu_scale = {self.mu_scale:g} makes mu_1 = {self.mu(1):.3g} > 1 (P^(1) would have "
+                            "negative entries); use mu_scale <= 2.83")
 
     def epsilon(self, j: int) -> float:
         return (40 + 16 * math.sqrt(self.alpha)) * 0.5 * 2.0 ** (-j / 2)
@@ -54,6 +59,10 @@ class KernelConstants:
     def good_threshold(self, j: int) -> float:
         """A = {a: Dhat(a) <= this} for the OP of block j (the code's g_scale knob)."""
         return 2 * self.alpha * self.gamma_T / self.beta(j) * self.beta_scale * self.g_scale
+
+    def refresh(self, indices, arms, ys) -> bool:
+        """Called at every block end with the epoch's rounds; True if the features changed (OPNN)."""
+        return False
 
     def leverage(self, P: np.ndarray) -> np.ndarray:
         return design.leverages(self.Phi, P, self.lam)
@@ -114,7 +123,7 @@ def run_opkb(instance, options: dict, seed: int, trial: int, adaptive: bool, con
     t0 = 0                                   # 0-based index of the next round
     while t0 < T:
         # a new epoch
-        strategies, leverage_of, block_gaps = [c.pi], [c.leverage(c.pi)], {}
+        strategies, leverage_of, block_gaps, block_ends = [c.pi], [c.leverage(c.pi)], {}, {}
         h_idx, h_arm, h_y = [], [], []
         j = 0
         restarted = False
@@ -154,7 +163,14 @@ def run_opkb(instance, options: dict, seed: int, trial: int, adaptive: bool, con
             if restarted or used < length:
                 break
             all_idx, all_arm, all_y = (np.concatenate(h) for h in (h_idx, h_arm, h_y))
-            block_gaps[j] = gaps_of(ips_estimate(all_idx, all_arm, all_y, leverage_of, N))
+            block_ends[j] = len(all_y)
+            if c.refresh(all_idx, all_arm, all_y):
+                # New features (OPNN): every stored strategy's S^-1 and every stored block's gaps again.
+                leverage_of = [c.leverage(P) for P in strategies]
+                for k, end in block_ends.items():
+                    block_gaps[k] = gaps_of(ips_estimate(all_idx[:end], all_arm[:end], all_y[:end], leverage_of, N))
+            else:
+                block_gaps[j] = gaps_of(ips_estimate(all_idx, all_arm, all_y, leverage_of, N))
             if t0 >= T:
                 break
             j += 1

@@ -45,6 +45,14 @@ def series(summaries: dict, experiment: str, label: str):
     return exp["algorithms"][algorithm]
 
 
+def find(summaries: dict, experiment: str, algorithm: str):
+    """An algorithm's summary in an experiment or in its neural companion `<experiment>_neural`."""
+    for name in (experiment, f"{experiment}_neural"):
+        if name in summaries and algorithm in summaries[name]["algorithms"]:
+            return summaries[name]["algorithms"][algorithm]
+    return None
+
+
 def final_table(summaries: dict, labels: dict) -> pd.DataFrame:
     rows = []
     for name, data in summaries.items():
@@ -76,17 +84,28 @@ def judge(claim: dict, summaries: dict, labels: dict, tuning: dict | None) -> di
     exp = test["experiment"]
     names = [test.get("lower")] + list(test.get("than", [])) + list(test.get("similar", []))
     names = [n for n in names if n] or []
-    if any(n in NEURAL for n in names):
+    if any(n in NEURAL and find(summaries, exp, n) is None for n in names):
         return result(claim, describe(test), [NOT_RUN_NOTE], NOT_RUN)
     if exp not in summaries:
         return result(claim, describe(test), [f"experiment {exp} not in this run"], NOT_RUN)
+    if "similar" in test:
+        a, b = test["similar"]
+        (ma, sa), (mb, sb) = value_at(find(summaries, exp, a), None), value_at(find(summaries, exp, b), None)
+        bound = 2 * math.sqrt(sa ** 2 + sb ** 2)
+        relative = test.get("relative")
+        close = abs(ma - mb) <= bound or (relative is not None and abs(ma - mb) <= relative * abs(mb))
+        numbers = [f"{a}: {ma:.1f} +- {sa:.1f}", f"{b}: {mb:.1f} +- {sb:.1f}",
+                   f"|difference| {abs(ma - mb):.1f} vs 2 combined s.e. {bound:.1f}"
+                   + (f" or {relative:.0%} of {b} = {relative * abs(mb):.1f}" if relative else "")]
+        return result(claim, describe(test), numbers, HOLDS if close else FAILS_TO_HOLD)
     at = test.get("at")
     where = f"t = {at}" if at else "t = T"
-    if at and not all(at in summaries[exp]["algorithms"][a]["t"] for a in summaries[exp]["algorithms"]):
+    if at and not all(at in find(summaries, exp, a)["t"] for a in names if find(summaries, exp, a)):
         return result(claim, describe(test), [f"the runs of {exp} have no round {at} (shorter horizon)"], NOT_RUN)
     if "lowest" in test:
         target = test["lowest"]
-        candidates = {labels.get(f"{exp}/{a}", a): s for a, s in summaries[exp]["algorithms"].items()}
+        candidates = {labels.get(f"{e}/{a}", a): s for e in (exp, f"{exp}_neural") if e in summaries
+                      for a, s in summaries[e]["algorithms"].items()}
         for other, data in summaries.items():
             for a, s in data["algorithms"].items():
                 if labels.get(f"{other}/{a}") == target:
@@ -98,12 +117,12 @@ def judge(claim: dict, summaries: dict, labels: dict, tuning: dict | None) -> di
         best = min(values, key=lambda k: values[k][0])
         return result(claim, f"{target} has the lowest mean regret at {where} in {exp}", numbers,
                       HOLDS if best == target else FAILS_TO_HOLD)
-    lower = summaries[exp]["algorithms"][test["lower"]]
+    lower = find(summaries, exp, test["lower"])
     m0, s0 = value_at(lower, at)
     numbers = [f"{test['lower']}: {m0:.1f} +- {s0:.1f} ({where}, mean +- s.e.)"]
     verdicts = []
     for other in test["than"]:
-        m1, s1 = value_at(summaries[exp]["algorithms"][other], at)
+        m1, s1 = value_at(find(summaries, exp, other), at)
         z = (m1 - m0) / math.sqrt(s0 ** 2 + s1 ** 2) if s0 + s1 > 0 else float("inf")
         numbers.append(f"{other}: {m1:.1f} +- {s1:.1f}; difference {m1 - m0:+.1f} = {z:+.1f} combined s.e.")
         verdicts.append(m0 < m1)
@@ -113,7 +132,8 @@ def judge(claim: dict, summaries: dict, labels: dict, tuning: dict | None) -> di
 def describe(test: dict) -> str:
     if "similar" in test:
         a, b = test["similar"]
-        return f"|mean {a} - mean {b}| at T within 2 combined s.e. ({test['experiment']})"
+        extra = f" or within {test['relative']:.0%} of {b}'s mean" if test.get("relative") else ""
+        return f"|mean {a} - mean {b}| at T within 2 combined s.e.{extra} ({test['experiment']})"
     where = f"t = {test['at']}" if test.get("at") else "t = T"
     return f"mean regret of {test['lower']} below that of {' and '.join(test['than'])} at {where} ({test['experiment']})"
 
@@ -141,7 +161,8 @@ def draw_figure(summaries: dict, panels: list[dict], labels: dict, stem: str, ti
             if exp not in summaries:
                 ax.text(0.5, 0.5, f"{exp}: not run", ha="center", transform=ax.transAxes)
                 continue
-            entries = [(a, summaries[exp]["algorithms"][a], "-") for a in summaries[exp]["algorithms"]]
+            entries = [(a, s, "-") for e in (exp, f"{exp}_neural") if e in summaries
+                       for a, s in summaries[e]["algorithms"].items()]
             for extra in panel.get("dashed", []):
                 for a, s in summaries.get(extra, {"algorithms": {}})["algorithms"].items():
                     entries.append((labels.get(f"{extra}/{a}", f"{a} ({extra})"), s, "--"))

@@ -88,8 +88,14 @@ class SWState:
 
 
 def fresh_sw_ucb_state(d: int, lam: float, capacity: int, previous: SWState | None = None) -> SWState:
-    """A learner with no data (BOB starts one at every block)."""
-    return SWState(d, lam, capacity)
+    """A learner with no data (BOB starts one at every block); `previous` is emptied and reused."""
+    if previous is None or previous.fifo_arm.shape[0] != capacity:
+        return SWState(d, lam, capacity)
+    previous.V[...] = 0.0
+    previous.V.flat[::d + 1] = lam
+    previous.b[...] = 0.0
+    previous.ctr[...] = 0
+    return previous
 
 
 def _rounds(problem, state, eta, t0, t1, w, beta, lam, tie_u, regret, arms, trace, check, drift):

@@ -5,7 +5,8 @@ V = lam I + sum X X^T and b = sum X Y updated by adding the new round and
 evicting the oldest ones (so the window is the last <= w rounds, whatever w
 was before); every w pushes both are recomputed from the FIFO with compensated
 sums, so float rewards cannot drift (spec section 6). theta_hat and the widths
-come from a Cholesky factor of V each round (d is small).
+come from a Cholesky factor of V each round (d is small), or for d = 2 from
+the closed-form inverse.
 
 Ties (spec section 2): the arms whose index is within `tol` of the maximum;
 if there are several, the next uniform of `tie_u` picks one of them in arm
@@ -76,17 +77,17 @@ def _solve(Lc, rhs, z, out):
 
 
 @njit(cache=True)
-def _window_sums(X, fifo_arm, fifo_y, head, count, lam, V, b, compensated):
+def _window_sums(X, fifo_arm, fifo_y, head, count, lam, V, b, compensated, cV, cb):
     """V = lam I + sum X X^T and b = sum X Y over the FIFO, in window order
-    (Neumaier-compensated when asked: numba has no math.fsum)."""
+    (Neumaier-compensated when asked: numba has no math.fsum; cV, cb are scratch)."""
     d = X.shape[1]
     C = fifo_arm.shape[0]
-    cV = np.zeros((d, d))
-    cb = np.zeros(d)
     for i in range(d):
         b[i] = 0.0
+        cb[i] = 0.0
         for j in range(d):
             V[i, j] = 0.0
+            cV[i, j] = 0.0
     for n in range(count):
         pos = (head + n) % C
         a = fifo_arm[pos]
@@ -135,6 +136,9 @@ def sw_ucb_rounds(X, means, best, eta, noise_sd, t0, t1, w, beta, lam, tol,
     Vx = np.empty((d, d))
     bx = np.empty(d)
     thx = np.empty(d)
+    cV = np.empty((d, d))
+    cb = np.empty(d)
+    i00 = i01 = i11 = 0.0
     head, count, pushes, used = ctr[0], ctr[1], ctr[2], ctr[3]
     since_recompute = pushes % w
     regret = regret_in
@@ -152,18 +156,32 @@ def sw_ucb_rounds(X, means, best, eta, noise_sd, t0, t1, w, beta, lam, tol,
             if head == C:
                 head = 0
             count -= 1
-        _cholesky(V, Lc)
-        _solve(Lc, b, z, theta)
+        if d == 2:
+            # Closed-form 2 x 2 inverse: the published instance's case, ~3x cheaper than Cholesky.
+            det = V[0, 0] * V[1, 1] - V[0, 1] * V[1, 0]
+            i00, i01, i11 = V[1, 1] / det, -V[0, 1] / det, V[0, 0] / det
+            theta[0] = i00 * b[0] + i01 * b[1]
+            theta[1] = i01 * b[0] + i11 * b[1]
+        else:
+            _cholesky(V, Lc)
+            _solve(Lc, b, z, theta)
         if check:
-            _window_sums(X, fifo_arm, fifo_y, head, count, lam, Vx, bx, False)
+            _window_sums(X, fifo_arm, fifo_y, head, count, lam, Vx, bx, False, cV, cb)
             _cholesky(Vx, Lc)
             _solve(Lc, bx, z, thx)
             for i in range(d):
                 drift[0] = max(drift[0], abs(theta[i] - thx[i]))
             _cholesky(V, Lc)
+            if d == 2:
+                det = V[0, 0] * V[1, 1] - V[0, 1] * V[1, 0]
+                i00, i01, i11 = V[1, 1] / det, -V[0, 1] / det, V[0, 0] / det
         top = -np.inf
         for k in range(K):
-            width = _width2(Lc, X, k, z)
+            if d == 2:
+                x0, x1 = X[k, 0], X[k, 1]
+                width = i00 * x0 * x0 + 2.0 * i01 * x0 * x1 + i11 * x1 * x1
+            else:
+                width = _width2(Lc, X, k, z)
             mean = 0.0
             for i in range(d):
                 mean += X[k, i] * theta[i]
@@ -209,7 +227,7 @@ def sw_ucb_rounds(X, means, best, eta, noise_sd, t0, t1, w, beta, lam, tol,
         since_recompute += 1
         if since_recompute == w:
             since_recompute = 0
-            _window_sums(X, fifo_arm, fifo_y, head, count, lam, V, b, True)
+            _window_sums(X, fifo_arm, fifo_y, head, count, lam, V, b, True, cV, cb)
     ctr[0], ctr[1], ctr[2], ctr[3] = head, count, pushes, used
     return regret, G, status
 
