@@ -16,6 +16,11 @@ OPKB_EXPERIMENTS = pipeline.study_experiments(config, OPKB)
 OPKB_NEURAL_ALGORITHMS = {"OPNN", "OPNN0", "ADA-OPNN"}
 OPKB_NEURAL = [n for n, e in OPKB_EXPERIMENTS.items() if set(e.algorithms) <= OPKB_NEURAL_ALGORITHMS]
 OPKB_KERNEL = [n for n in OPKB_EXPERIMENTS if n not in OPKB_NEURAL]
+# Stated on every panel once the neural runs are drawn: their width against the paper's 2048.
+_OPKB_WIDTHS = sorted({str(OPKB_EXPERIMENTS[n].options.get(a, {}).get("width", 512))
+                       for n in OPKB_NEURAL for a in OPKB_EXPERIMENTS[n].algorithms})
+OPKB_NEURAL_NOTE = _opkb_quote(f"neural variants at width {'/'.join(_OPKB_WIDTHS)} (paper: 2048), "
+                               "eta x width = 2.048e-5")
 OPKB_FIGURE_SPECS = pipeline.study_figures(config, OPKB)
 # A series drawn in another experiment's panel carries that experiment's `series_label`.
 OPKB_LABELS = {f"{name}/{algo}": body["series_label"]
@@ -68,6 +73,7 @@ OPKB_LABEL_JSON = _opkb_quote(_opkb_json.dumps(OPKB_LABELS))
 OPKB_REPORT = (
     "linbandits opkb-report --summaries {input.summaries} {params.tuning} --figures {params.figures} --labels {params.labels} "
     "--figure-dir {params.figure_dir} --table-stem {params.table} --claims-stem {params.claims} {params.neural} "
+    "--neural-note {params.neural_note} "
     "> {log} 2>&1"
 )
 
@@ -107,6 +113,7 @@ rule opkb_report:
         table=OPKB_TABLE,
         claims=OPKB_CLAIMS,
         neural=lambda w, input: "--neural-run" if any(p in OPKB_NEURAL_SUMMARIES for p in input.summaries) else "",
+        neural_note=OPKB_NEURAL_NOTE,
         tuning=lambda w, input: f"--tuning {input.tuning[0]}" if input.tuning else "",
     log:
         f"{PREFIX}logs/{OPKB}/report.log",
@@ -141,6 +148,7 @@ rule opkb_report_neural:
         table=OPKB_NEURAL_DIR + "/final_regret",
         claims=OPKB_NEURAL_DIR + "/claims",
         neural="--neural-run",
+        neural_note=OPKB_NEURAL_NOTE,
         tuning=lambda w, input: f"--tuning {input.tuning[0]}" if input.tuning else "",
     log:
         f"{PREFIX}logs/{OPKB}/report_neural.log",

@@ -175,7 +175,7 @@ def draw_figure(summaries: dict, panels: list[dict], labels: dict, stem: str, ti
                 ax.fill_between(t, mean - se, mean + se, color=colour, alpha=0.2, linewidth=0)
             ax.set_xlabel("round t")
             ax.set_ylabel("cumulative regret")
-            set_panel_title(ax, panel.get("title", exp), NOT_RUN_NOTE.split(":")[0] if note else None)
+            set_panel_title(ax, panel.get("title", exp), note or None)
         add_figure_legend(fig)
         if title:
             fig.suptitle(title)
@@ -192,6 +192,7 @@ def main(argv=None) -> int:
     p.add_argument("--claims-stem", required=True)
     p.add_argument("--tuning", help="JSON file of the opt-in tuning run, if it ran")
     p.add_argument("--neural-run", action="store_true", help="the neural variants' runs are among the summaries")
+    p.add_argument("--neural-note", default="", help="the neural runs' deviation, stated on every panel")
     args = p.parse_args(argv)
     summaries = read_summaries(args.summaries)
     labels = json.loads(args.labels)
@@ -200,7 +201,7 @@ def main(argv=None) -> int:
                 f"{args.table_stem}.tex", exact_columns=("n_runs", "T"))
     for name, spec in figures.items():
         draw_figure(summaries, spec["panels"], labels, f"{args.figure_dir}/{name}", spec.get("title", ""),
-                    None if args.neural_run else NOT_RUN_NOTE)
+                    args.neural_note if args.neural_run else NOT_RUN_NOTE.split(":")[0])
     tuning = json.loads(Path(args.tuning).read_text()) if args.tuning and Path(args.tuning).exists() else None
     results = [judge(c, summaries, labels, tuning) for c in load_claims(CLAIMS_TABLE)]
     write_claims(results, f"{args.claims_stem}.md", f"{args.claims_stem}.json", study="opkb",
