@@ -68,7 +68,7 @@ rule p1rage_table:
     params:
         rows=p1_table_rows,
     log:
-        f"logs/{P1}/tables/{{experiment}}.log",
+        f"{PREFIX}logs/{P1}/tables/{{experiment}}.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -101,7 +101,7 @@ rule p1rage_yahoo_instance:
         T=P1_YAHOO.get("T", 21000),
         seed=P1_YAHOO.get("arm_seed", 0),
     log:
-        f"logs/{P1}/instances/yahoo_{{experiment}}_L{{L}}.log",
+        f"{PREFIX}logs/{P1}/instances/yahoo_{{experiment}}_L{{L}}.log",
     resources:
         mem_mb=2000,
         runtime=10,
@@ -138,7 +138,7 @@ for _fig, _spec in pipeline.figures(config).items():
             logx=any(p.get("logx", False) for p in _spec["panels"]),
             stem=f"{P1_FIGURES}/{_fig}",
         log:
-            f"logs/{P1}/figures/{_fig}.log",
+            f"{PREFIX}logs/{P1}/figures/{_fig}.log",
         resources:
             mem_mb=1000,
             runtime=5,
@@ -176,7 +176,7 @@ rule p1rage_claims:
         args=p1_claims_command(P1_PUBLISHED, False),
         alpha=config.get("fidelity", {}).get("alpha", 0.01),
     log:
-        f"logs/{P1}/claims.log",
+        f"{PREFIX}logs/{P1}/claims.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -197,7 +197,7 @@ rule p1rage_ablation_report:
         args=p1_claims_command(list(P1_EXPERIMENTS), True),
         alpha=config.get("fidelity", {}).get("alpha", 0.01),
     log:
-        f"logs/{P1}/ablations.log",
+        f"{PREFIX}logs/{P1}/ablations.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -218,7 +218,7 @@ rule p1rage_theorem1_figure:
     params:
         stem=P1_FIGURES + "/thm1_gbai_bound",
     log:
-        f"logs/{P1}/figures/thm1_gbai_bound.log",
+        f"{PREFIX}logs/{P1}/figures/thm1_gbai_bound.log",
     resources:
         mem_mb=1000,
         runtime=5,
