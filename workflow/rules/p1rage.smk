@@ -100,6 +100,7 @@ rule p1rage_yahoo_instance:
     params:
         # An experiment may override the configured PCA variant (the shared-basis ablation).
         pca=lambda w: EXPERIMENTS[w.experiment].settings.get("pca", P1_YAHOO.get("pca", "per_day")),
+        pca_signs=P1_YAHOO.get("pca_signs", "numpy"),
         T=P1_YAHOO.get("T", 21000),
         seed=P1_YAHOO.get("arm_seed", 0),
     log:
@@ -108,7 +109,8 @@ rule p1rage_yahoo_instance:
         mem_mb=2000,
         runtime=10,
     shell:
-        "linbandits p1rage-yahoo-instance --days {input.days} --pca {params.pca} --L {wildcards.L} "
+        "linbandits p1rage-yahoo-instance --days {input.days} --pca {params.pca} --pca-signs {params.pca_signs} "
+        "--L {wildcards.L} "
         "--T {params.T} --seed {params.seed} --out {output.npz} --summary {output.summary} > {log} 2>&1"
 
 
