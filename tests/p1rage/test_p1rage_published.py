@@ -90,3 +90,13 @@ def test_figures_draw_the_published_curve_dashed():
     lines = [ln for ln in fig.axes[0].get_lines() if (ln.get_gid() or "").startswith("published:")]
     assert {ln.get_gid() for ln in lines} >= {"published:G-BAI", "published:Peace"}
     assert all(ln.get_linestyle() == "--" for ln in lines)
+
+
+def test_claims_section_lists_the_cells_that_differ(tmp_path):
+    from linbandits.studies.p1rage.claims import published_section
+
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
+    pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    lines, s = published_section(tmp_path / "c.csv")
+    assert "2 of 4 synthetic cells consistent (1 not run)" in lines[2]
+    assert any(line.startswith("- soare_sto Peace x=10: published 0.1") for line in lines)

@@ -270,13 +270,14 @@ def published_section(path):
     """Markdown lines and a JSON summary of the published-vs-reproduced table."""
     from linbandits.studies.p1rage.published import summary, summary_line
 
-    comparison = pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in ("x", "z")})
+    comparison = pd.read_csv(path)
     s = summary(comparison)
     lines = ["## Published beside reproduced", "", summary_line(s) + ".", ""]
     if s["differs"]:
         lines += ["Cells that differ:", ""] + [
-            f"- {d['experiment']} {d['algorithm']} x={d['x']:g}: published {d['published_p']:.4g}, "
-            f"reproduced {d['reproduced_p']:.4g} (z = {d['z']:.2f})" for d in s["differs"]] + [""]
+            f"- {d['experiment']} {d['algorithm']}{'' if pd.isna(d['x']) else f' x={float(d[chr(120)]):g}'}: "
+            f"published {float(d['published_p']):.4g}, reproduced {float(d['reproduced_p']):.4g} "
+            f"(z = {float(d['z']):.2f})" for d in s["differs"]] + [""]
     return lines, s
 
 
