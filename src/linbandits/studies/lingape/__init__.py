@@ -1,0 +1,31 @@
+"""Xu, Honda, Sugiyama: Fully adaptive algorithm for pure exploration in linear bandits
+(AISTATS 2018): LinGapE against Soare et al.'s XY allocations, fixed-confidence BAI."""
+from linbandits.study import Study
+
+_P = "linbandits.studies.lingape"
+
+STUDY = Study(
+    name="lingape",
+    paper="Xu, Honda, Sugiyama: Fully adaptive algorithm for pure exploration in linear bandits (AISTATS 2018)",
+    algorithms={
+        "LinGapE": f"{_P}.algorithms:LinGapE",
+        "XY-static": f"{_P}.algorithms:XYStatic",
+        "XY-adaptive": f"{_P}.algorithms:XYAdaptive",
+        "XY-oracle": f"{_P}.algorithms:XYOracle",
+    },
+    families={
+        "lingape_soare": f"{_P}.families:lingape_soare",
+        "lingape_canonical": f"{_P}.families:lingape_canonical",
+    },
+    kinds={
+        "bai": f"{_P}.instance:BAIInstance",
+        "bai_armsets": f"{_P}.instance:ArmSetsInstance",
+    },
+    commands={
+        "lingape-table": (f"{_P}.outputs:main_table", "stopping-time distribution per setting and algorithm"),
+        "lingape-table1": (f"{_P}.outputs:main_table1", "Table 1 (pulls per arm at d = 5) beside the published one"),
+        "lingape-figure": (f"{_P}.figures:main_figure", "a figure of mean stopping times from summary tables"),
+        "lingape-yahoo-instance": (f"{_P}.yahoo:main_instance", "Exp. 3 arm sets from the parsed R6A day of May 1"),
+        "lingape-claims": (f"{_P}.claims:main_claims", "check the paper's claims on the reproduced tables"),
+    },
+)

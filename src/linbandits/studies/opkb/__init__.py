@@ -1,0 +1,35 @@
+"""Study opkb: Hong, Li, Tewari (AISTATS 2023), ADA-OPKB / ADA-OPNN for non-stationary kernel bandits."""
+from linbandits.study import Study
+
+_A = "linbandits.studies.opkb.algorithms"
+_I = "linbandits.studies.opkb.instances"
+
+STUDY = Study(
+    name="opkb",
+    paper="Hong, Li, Tewari: An Optimization-based Algorithm for Non-stationary Kernel Bandits without Prior "
+          "Knowledge (AISTATS 2023)",
+    algorithms={
+        "GP-UCB": f"{_A}:GPUCB",
+        "SW-GPUCB": f"{_A}:SWGPUCB",
+        "WGPUCB": f"{_A}:WGPUCB",
+        "OPKB": f"{_A}:OPKB",
+        "ADA-OPKB": f"{_A}:ADAOPKB",
+        "OPNN": f"{_A}:OPNN",
+        "OPNN0": f"{_A}:OPNN0",
+        "ADA-OPNN": f"{_A}:ADAOPNN",
+    },
+    families={
+        "opkb_env1": f"{_I}:opkb_env1",
+        "opkb_env2": f"{_I}:opkb_env2",
+        "opkb_cosine": f"{_I}:opkb_cosine",
+        "opkb_cosine_slow": f"{_I}:opkb_cosine_slow",
+    },
+    kinds={"arm_rewards": f"{_I}:ArmRewardsInstance"},
+    commands={
+        "opkb-summarise": ("linbandits.studies.opkb.summaries:main", "opkb: one experiment's runs -> mean/s.e. curves"),
+        "opkb-report": ("linbandits.studies.opkb.report:main", "opkb: final-regret table, Figs. 1-2 and claims"),
+        "opkb-tune": ("linbandits.studies.opkb.tuning:main_point", "opkb: one tuning grid point on every Env 1 seed"),
+        "opkb-tuning-table": ("linbandits.studies.opkb.tuning:main_table", "opkb: the tuning grid's table and best points"),
+    },
+    curves=True,
+)

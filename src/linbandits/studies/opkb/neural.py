@@ -1,0 +1,124 @@
+"""The bias-free ReLU network of OPNN (spec B, E) in numpy: forward, backward, gradient descent, and the
+neural-tangent features of every arm from the per-layer Gram identity.
+
+f(x; W) = sqrt(m) g(x; W), g(x; W) = W_L relu(W_{L-1} ... relu(W_1 x)): the code's network has
+W_1 (m x d), `hidden` layers m x m and W_L (1 x m), all i.i.d. N(0, 2/m) at initialisation.
+The features are the gradients of the unscaled g; their Gram is, layer by layer,
+  <dg(x)/dW_l, dg(x')/dW_l> = (delta_l(x) . delta_l(x')) (h_{l-1}(x) . h_{l-1}(x'))
+(delta_l: dg/d(pre-activation of layer l), h_{l-1}: the layer's input), so
+G G^T = sum_l (Delta_l Delta_l^T) * (H_{l-1} H_{l-1}^T) from one batched forward and backward pass,
+without the N x p Jacobian (p = 792,064 parameters at m = 512, 12.6 million at 2048).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class ReluNetwork:
+    def __init__(self, d: int, width: int, hidden: int, rng: np.random.Generator):
+        shapes = [(width, d)] + [(width, width)] * hidden + [(1, width)]
+        sd = np.sqrt(2.0 / width)
+        self.width = width
+        self.initial = [rng.standard_normal(s) * sd for s in shapes]
+        self.weights = [w.copy() for w in self.initial]
+
+    @property
+    def n_parameters(self) -> int:
+        return sum(w.size for w in self.weights)
+
+    def reset(self) -> None:
+        self.weights = [w.copy() for w in self.initial]
+
+    def forward(self, X: np.ndarray):
+        """(g(x) for every row of X, the inputs of every layer, the pre-activations)."""
+        inputs, pre = [], []
+        h = np.asarray(X, float)
+        for W in self.weights[:-1]:
+            inputs.append(h)
+            z = h @ W.T
+            pre.append(z)
+            h = np.maximum(z, 0.0)
+        inputs.append(h)
+        return (h @ self.weights[-1].T)[:, 0], inputs, pre
+
+    def deltas(self, pre) -> list[np.ndarray]:
+        """dg/d(pre-activation) of every layer for every row (the last layer's is 1)."""
+        out = [np.ones((pre[0].shape[0], 1))]
+        back = np.repeat(self.weights[-1], pre[0].shape[0], axis=0)          # dg/dh of the last hidden layer
+        for W, z in zip(reversed(self.weights[:-1]), reversed(pre)):
+            delta = back * (z > 0)
+            out.append(delta)
+            back = delta @ W
+        return out[::-1]
+
+    def gradient_gram(self, X: np.ndarray) -> np.ndarray:
+        """G G^T of the gradients of g at the rows of X, by the per-layer identity."""
+        _, inputs, pre = self.forward(X)
+        gram = np.zeros((len(X), len(X)))
+        for delta, h in zip(self.deltas(pre), inputs):
+            gram += (delta @ delta.T) * (h @ h.T)
+        return gram
+
+    def jacobian(self, X: np.ndarray) -> np.ndarray:
+        """The explicit N x p Jacobian of g (for tests on small networks only)."""
+        _, inputs, pre = self.forward(X)
+        blocks = [np.einsum("ni,nj->nij", delta, h).reshape(len(X), -1)
+                  for delta, h in zip(self.deltas(pre), inputs)]
+        return np.hstack(blocks)
+
+    def train(self, arms: np.ndarray, counts: np.ndarray, means: np.ndarray, steps: int, lr: float, lam: float):
+        """J full-batch gradient steps on sum_a n_a (f(a) - ybar_a)^2 / 2 + m lam ||W - W0||^2 / 2
+        (the code's per-arm aggregation of sum_s (f(x_s) - y_s)^2 / 2: the same gradient)."""
+        played = counts > 0
+        X, n, ybar = arms[played], counts[played], means[played]
+        root_m = np.sqrt(self.width)
+        for _ in range(steps):
+            g, inputs, pre = self.forward(X)
+            residual = n * (root_m * g - ybar) * root_m                      # dLoss/dg per arm
+            deltas = self.deltas(pre)
+            grads = [(delta * residual[:, None]).T @ h for delta, h in zip(deltas, inputs)]
+            for W, W0, grad in zip(self.weights, self.initial, grads):
+                W -= lr * (grad + self.width * lam * (W - W0))
+
+
+def network_features(network: ReluNetwork, arms: np.ndarray) -> np.ndarray:
+    """Phi = cholesky(G G^T) (the code's feature map), with the smallest jitter that factors it."""
+    gram = network.gradient_gram(arms)
+    jitter = 0.0
+    for _ in range(12):
+        try:
+            return np.linalg.cholesky(gram + jitter * np.eye(len(gram)))
+        except np.linalg.LinAlgError:
+            jitter = 1e-12 * np.trace(gram) / len(gram) if jitter == 0 else jitter * 10
+    raise np.linalg.LinAlgError("neural tangent Gram is not positive definite")
+
+
+STEP_TIMES_WIDTH = 2.048e-5     # the code's eta = 1e-8 at m = 2048; kept fixed when the width changes (spec E)
+
+
+def step_size(options: dict) -> float:
+    return options["lr"] if options["lr"] is not None else STEP_TIMES_WIDTH / options["width"]
+
+
+def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: int):
+    """OPKB's constants on the features of the initial network; refresh() trains it at every block end."""
+    from linbandits.studies.opkb import design, streams
+    from linbandits.studies.opkb.opkb import KernelConstants
+
+    network = ReluNetwork(arms.shape[1], options["width"], options["hidden"],
+                          streams.generator(seed, trial, streams.NETWORK))
+    lr = step_size(options)
+
+    class NeuralConstants(KernelConstants):
+        def refresh(self, indices, played, ys) -> bool:
+            # Reset to W0 and train on every round of the epoch (the code), then new features and pi(X).
+            network.reset()
+            counts = np.bincount(played, minlength=len(arms)).astype(float)
+            sums = np.bincount(played, weights=ys, minlength=len(arms))
+            means = np.divide(sums, counts, out=np.zeros(len(arms)), where=counts > 0)
+            network.train(arms, counts, means, options["steps"], lr, options["lam"])
+            self.Phi = network_features(network, arms)
+            self.pi = design.d_design(self.Phi, self.lam)
+            return True
+
+    return NeuralConstants(network_features(network, arms), T, options), network

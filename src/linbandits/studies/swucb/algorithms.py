@@ -1,0 +1,118 @@
+"""SW-UCB, BOB and EXP3.S as algorithms of the product (the `simulate` contract).
+
+Each `simulate(seed, trials)` returns one row per run with `regret`, the
+cumulative dynamic pseudo-regret at T: sum_t (max_k x_k.theta_t - x_{I_t}.theta_t).
+Constants not in the file: lam = S = 1, delta = 1/T (spec section 5);
+R = noise_sd and L = max_k ||x_k|| come from the file.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from linbandits.errors import UserError
+from linbandits.options import parse_options
+from linbandits.study import Records
+from linbandits.studies.swucb import engine, tuning
+from linbandits.studies.swucb.instances import bgz_variation, instance_budget
+
+
+def _positive(algo, key):
+    value = algo.options[key]
+    if not value > 0:
+        raise UserError(f"{algo.name} option {key}={value} must be > 0")
+    return float(value)
+
+
+class _Base:
+    kinds = ("linear",)
+    choices: dict = {}
+
+    def __init__(self, instance, **options):
+        self.options = parse_options(self, options)
+        self.instance = instance
+        self.problem = engine.Problem.of(instance)
+
+    def run(self, seed: int, trial: int) -> engine.Run:
+        eta = engine.noise_matrix(self.instance, seed, trial)
+        return self.run_on(eta, functools.partial(engine.algorithm_rng, self.name, seed, trial))
+
+    def simulate(self, seed, trials, progress=None) -> Records:
+        regret = np.empty(len(trials))
+        for n, trial in enumerate(trials):
+            regret[n] = self.run(seed, int(trial)).regret
+            if progress is not None:
+                progress(n + 1, len(trials))
+        return Records(columns={"regret": regret}, info={"tuning": self.tuning()})
+
+
+class SWUCB(_Base):
+    name = "SW-UCB"
+    summary = "sliding-window linear UCB (Cheung et al. 2019, Alg. 1); window agnostic|known|eq12|corrected|N"
+    defaults = {"window": "agnostic", "lam": 1.0, "S": 1.0}
+
+    def __init__(self, instance, **options):
+        super().__init__(instance, **options)
+        p = self.problem
+        self.lam = _positive(self, "lam")
+        rule = tuning.parse_window(self.options["window"])
+        self.w = tuning.sliding_window(rule, p.T, p.d, instance_budget(instance))
+        self.beta = tuning.confidence_radius(self.w, p.d, p.noise_sd, p.L, self.lam, float(self.options["S"]),
+                                             1.0 / p.T)
+
+    def run_on(self, eta, rng_factory, trace=None, check=False) -> engine.Run:
+        return engine.run_sw_ucb(self.problem, self.w, self.beta, self.lam, eta, rng_factory, trace, check)
+
+    def tuning(self) -> dict:
+        return {"window": self.w, "beta": self.beta, "lam": self.lam}
+
+
+class BOB(_Base):
+    name = "BOB"
+    summary = "bandit-over-bandit: EXP3 over SW-UCB windows per block (Cheung et al. 2019, Alg. 2)"
+    defaults = {"lam": 1.0, "S": 1.0}
+
+    def __init__(self, instance, **options):
+        super().__init__(instance, **options)
+        self.lam = _positive(self, "lam")
+        self.plan = engine.BOBPlan.of(self.problem, self.lam, float(self.options["S"]))
+
+    def run_on(self, eta, rng_factory) -> engine.Run:
+        return engine.run_bob(self.problem, self.plan, self.lam, eta, rng_factory)
+
+    def tuning(self) -> dict:
+        pl = self.plan
+        return {"H": pl.H, "Delta": pl.Delta, "J": list(pl.windows), "gamma": pl.gamma, "scale": pl.scale,
+                "blocks": pl.n_blocks}
+
+
+class EXP3S(_Base):
+    name = "EXP3.S"
+    summary = "Exp3.S (Auer et al. 2002) with BGZ's tuning; variant exp3s|rexp3 (restarts), variation instance|budget"
+    defaults = {"variant": "exp3s", "variation": "instance"}
+    choices = {"variant": ("exp3s", "rexp3"), "variation": ("instance", "budget")}
+
+    def __init__(self, instance, **options):
+        super().__init__(instance, **options)
+        p = self.problem
+        if self.options["variation"] == "budget":
+            V = instance_budget(instance)
+            if V is None:
+                raise UserError("EXP3.S option variation=budget needs the nominal B_T, which this instance file "
+                                "does not record (instances of family swucb_sinusoid do); use variation=instance")
+        else:
+            V = bgz_variation(p.means)
+        self.V = V
+        if self.options["variant"] == "rexp3":
+            self.batch = tuning.rexp3_batch(p.T, p.K, V) if V > 0 else p.T
+            self.gamma, self.alpha = tuning.rexp3_gamma(p.K, self.batch), 0.0
+        else:
+            self.batch, self.alpha = 0, 1.0 / p.T
+            self.gamma = tuning.exp3s_gamma(p.T, p.K, V)
+
+    def run_on(self, eta, rng_factory) -> engine.Run:
+        return engine.run_exp3s(self.problem, self.gamma, self.alpha, self.batch, eta, rng_factory)
+
+    def tuning(self) -> dict:
+        return {"V": self.V, "gamma": self.gamma, "alpha": self.alpha, "batch": self.batch}

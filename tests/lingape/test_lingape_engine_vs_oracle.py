@@ -1,0 +1,107 @@
+"""The compiled engine against the plain pull-by-pull oracle, on the same streams: whole runs
+agree exactly (recommended arm, stopping time, every pull count)."""
+import numpy as np
+import pytest
+
+import lingape_oracle as oracle
+from cases import canonical, pm1_sets, random_bai, soare_wide
+from linbandits.studies.lingape import streams
+from linbandits.studies.lingape.algorithms import LinGapE, XYAdaptive, XYOracle, XYStatic
+from linbandits.studies.lingape.designs import ratio_table
+from linbandits.studies.lingape.instance import REWARD_GAUSSIAN
+
+SEED = 17
+
+
+def engine_runs(algo, trials):
+    rec = algo.simulate(SEED, np.asarray(trials))
+    K = algo.instance.K
+    counts = np.array([rec.columns[f"pulls_{a}"] for a in range(K)]).T
+    return rec, counts
+
+
+def oracle_lingape(inst, trial, **kw):
+    X, means = inst.arms(trial)
+    gaussian = inst.reward == REWARD_GAUSSIAN
+    return oracle.lingape(X, means, oracle.draw_stream(SEED, trial, gaussian), streams.run_tie_key(SEED, trial),
+                          gaussian=gaussian, noise_sd=inst.noise_scale, delta=inst.delta, **kw)
+
+
+def assert_same(rec, counts, k, expected):
+    arm, T, stopped = expected
+    assert stopped
+    assert int(rec.columns["recommended"][k]) == arm
+    assert counts[k].tolist() == T.tolist()
+    assert int(rec.columns["stopping_time"][k]) == int(T.sum())
+
+
+@pytest.mark.parametrize("make", [soare_wide, canonical, random_bai, pm1_sets])
+def test_lingape_greedy_paper_form(make):
+    inst = make()
+    algo = LinGapE(inst)
+    trials = [0, 1, 2]
+    rec, counts = engine_runs(algo, trials)
+    for k, t in enumerate(trials):
+        assert_same(rec, counts, k, oracle_lingape(inst, t, R=algo.R, S=algo.S))
+
+
+def test_lingape_ratio_rule_and_scratch_form():
+    inst = random_bai(seed=5)
+    for opts in ({"rule": "ratio"}, {"form": "scratch"}, {"rule": "ratio", "form": "scratch"}):
+        algo = LinGapE(inst, **opts)
+        rec, counts = engine_runs(algo, [0, 1])
+        eps = 0.0 if opts.get("form") != "scratch" else inst.min_gap
+        for k in range(2):
+            expected = oracle_lingape(inst, k, R=algo.R, S=algo.S, rule=opts.get("rule", "greedy"),
+                                      form=opts.get("form", "paper"), eps=eps, pstar=ratio_table(inst.X))
+            assert_same(rec, counts, k, expected)
+
+
+@pytest.mark.parametrize("make", [canonical, random_bai, pm1_sets])
+def test_xy_static(make):
+    inst = make()
+    algo = XYStatic(inst)
+    trials = [0, 1, 2]
+    rec, counts = engine_runs(algo, trials)
+    for k, t in enumerate(trials):
+        X, means = inst.arms(t)
+        gaussian = inst.reward == REWARD_GAUSSIAN
+        expected = oracle.xy_static(X, means, oracle.draw_stream(SEED, t, gaussian), streams.shared_tie_key(SEED),
+                                    gaussian=gaussian, noise_sd=inst.noise_scale, sigma=algo.sigma, lam=algo.lam,
+                                    delta=inst.delta)
+        assert_same(rec, counts, k, expected)
+
+
+def test_xy_static_runs_do_not_depend_on_their_chunk():
+    inst = canonical()
+    whole, _ = engine_runs(XYStatic(inst), [0, 1, 2, 3])
+    part, _ = engine_runs(XYStatic(inst), [2, 3])
+    for col in whole.columns:
+        assert whole.columns[col][2:].tolist() == part.columns[col].tolist()
+
+
+@pytest.mark.parametrize("make", [lambda: canonical(Delta=1.0, d=3), lambda: random_bai(seed=8, K=4, d=2),
+                                  lambda: pm1_sets(seed=6)])
+def test_xy_adaptive(make):
+    inst = make()
+    algo = XYAdaptive(inst)
+    trials = [0]
+    rec, counts = engine_runs(algo, trials)
+    for k, t in enumerate(trials):
+        X, means = inst.arms(t)
+        gaussian = inst.reward == REWARD_GAUSSIAN
+        arm, T, phases = oracle.xy_adaptive(X, means, streams.noise_rng(SEED, t),
+                                            lambda mask: streams.shared_tie_key(SEED, mask), gaussian=gaussian,
+                                            noise_sd=inst.noise_scale, sigma=algo.sigma, lam=algo.lam,
+                                            delta=inst.delta)
+        assert_same(rec, counts, k, (arm, T, True))
+
+
+def test_xy_oracle():
+    inst = soare_wide(d=3, omega=0.3)
+    algo = XYOracle(inst)
+    rec, counts = engine_runs(algo, [0, 1])
+    p = np.array(rec.info["designs"]["None"]["p_star"])
+    arm, T, stopped = oracle.xy_oracle(inst.X, inst.means, p, sigma=algo.sigma, delta=inst.delta)
+    for k in range(2):
+        assert_same(rec, counts, k, (arm, T, stopped))

@@ -1,0 +1,91 @@
+"""The numpy network of OPNN: per-layer Gram = explicit Jacobian Gram, gradients = finite differences,
+parameter counts of spec G5, and OPNN0 = OPKB on the initial network's features."""
+import numpy as np
+import pytest
+
+from linbandits.studies.opkb import opkb
+from linbandits.studies.opkb.instances import opkb_env1
+from linbandits.studies.opkb.neural import ReluNetwork, network_features, neural_constants, step_size
+
+
+def small_network(seed=0):
+    return ReluNetwork(3, 8, 3, np.random.default_rng(seed))
+
+
+def test_per_layer_gram_equals_the_explicit_jacobian_gram():
+    net = small_network()
+    net.weights[2] += 0.1                  # away from the initial point, as after training
+    X = np.random.default_rng(1).standard_normal((7, 3))
+    J = net.jacobian(X)
+    assert J.shape == (7, net.n_parameters) == (7, 3 * 8 + 3 * 64 + 8)
+    assert np.max(np.abs(J @ J.T - net.gradient_gram(X))) <= 1e-12 * np.abs(J @ J.T).max()
+
+
+def test_jacobian_is_the_gradient_by_finite_differences():
+    net = small_network(2)
+    X = np.random.default_rng(3).standard_normal((4, 3))
+    J = net.jacobian(X)
+    offsets = np.cumsum([0] + [w.size for w in net.weights])
+    rng = np.random.default_rng(4)
+    for layer in range(len(net.weights)):
+        W = net.weights[layer]
+        k = int(rng.integers(W.size))
+        i, j = np.unravel_index(k, W.shape)
+        W[i, j] += 1e-6
+        up = net.forward(X)[0]
+        W[i, j] -= 2e-6
+        down = net.forward(X)[0]
+        W[i, j] += 1e-6
+        assert np.allclose((up - down) / 2e-6, J[:, offsets[layer] + k], atol=1e-7)
+
+
+def loss(net, X, n, ybar, lam):
+    f = np.sqrt(net.width) * net.forward(X)[0]
+    penalty = sum(np.sum((W - W0) ** 2) for W, W0 in zip(net.weights, net.initial))
+    return np.sum(n * (f - ybar) ** 2) / 2 + net.width * lam * penalty / 2
+
+
+def test_one_gradient_step_follows_the_loss_gradient():
+    net = small_network(5)
+    net.weights[1] += 0.05               # a non-zero penalty gradient too
+    X = np.random.default_rng(6).standard_normal((5, 3))
+    n, ybar, lam, lr = np.array([1.0, 3, 0, 2, 5]), np.array([0.1, -0.3, 0.0, 0.5, 0.2]), 0.5, 1e-7
+    before = [w.copy() for w in net.weights]
+    net.train(X, n, ybar, steps=1, lr=lr, lam=lam)
+    moved = [(b - w) / lr for b, w in zip(before, net.weights)]
+    net.weights = [b.copy() for b in before]
+    for layer, (i, j) in ((0, (1, 2)), (2, (3, 4)), (4, (0, 5))):
+        W = net.weights[layer]
+        W[i, j] += 1e-6
+        up = loss(net, X[n > 0], n[n > 0], ybar[n > 0], lam)
+        W[i, j] -= 2e-6
+        down = loss(net, X[n > 0], n[n > 0], ybar[n > 0], lam)
+        W[i, j] += 1e-6
+        assert moved[layer][i, j] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6)
+
+
+def test_parameter_counts_of_spec_g5():
+    rng = np.random.default_rng(0)
+    assert ReluNetwork(10, 512, 3, rng).n_parameters == 792_064
+    assert 10 * 2048 + 3 * 2048 ** 2 + 2048 == 12_605_440       # m = 2048 (not built: 100 MB)
+
+
+def test_step_size_keeps_eta_times_width():
+    assert step_size({"lr": None, "width": 2048}) == pytest.approx(1e-8)
+    assert step_size({"lr": None, "width": 512}) == pytest.approx(4e-8)
+    assert step_size({"lr": 3e-9, "width": 512}) == 3e-9
+
+
+def test_opnn0_is_opkb_on_the_initial_networks_features():
+    inst = opkb_env1(seed=0, N=15, d=4, T=1500, switch=600)
+    options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
+                   mixture_probability=0.2, delta=1e-4, width=16, hidden=3, steps=0, lr=None, lam=10.0,
+                   eps_scale=0.02, j_star=2)
+    constants, network = neural_constants(inst.arms, inst.T, options, 3, 0)
+    fixed = opkb.KernelConstants(network_features(network, inst.arms), inst.T, options)
+    a = opkb.run_opkb(inst, options, 3, 0, True, constants)
+    b = opkb.run_opkb(inst, options, 3, 0, True, fixed)
+    assert np.array_equal(a["arms"], b["arms"]) and a["restarts"] == b["restarts"]
+    trained, _ = neural_constants(inst.arms, inst.T, {**options, "steps": 5, "lr": 1e-4}, 3, 0)
+    c = opkb.run_opkb(inst, options, 3, 0, True, trained)
+    assert not np.array_equal(a["arms"], c["arms"])             # training changes the features, hence the play
