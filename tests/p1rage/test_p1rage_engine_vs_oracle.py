@@ -1,10 +1,13 @@
 """The fast engine against the round-by-round oracle (tests/oracle).
 
 Deterministic pieces (designs, eliminations, rounding, epochs) must agree
-exactly. Whole trials use different random streams in the two
-implementations, so they are compared statistically: with fixed seeds, and
-tolerances of 4 standard errors (a false alarm would need a 4-sigma event;
-the seeds are fixed, so the outcome never changes between runs).
+exactly. Whole trials are compared exactly by test_p1rage_replay.py (one
+injected stream, every pull drawn individually). This file is the second
+line: the engine's own generator and its shortcuts (a stationary epoch's
+pull counts as one multinomial draw, noise summed per arm) against the
+oracle's own generator, statistically, with fixed seeds and tolerances of
+4 standard errors (a false alarm would need a 4-sigma event; the seeds are
+fixed, so the outcome never changes between runs).
 """
 import numpy as np
 import pytest
@@ -18,7 +21,7 @@ from linbandits.designs import DesignCache, efficient_rounding, frank_wolfe_desi
 from linbandits.studies.p1rage.engine import run_trials
 from linbandits.problems.linear import LinearInstance as Instance
 
-N_TRIALS = 1000
+N_TRIALS = 300
 Z_TOL = 4.0
 
 
@@ -112,8 +115,14 @@ def test_rounding_and_epochs_match_oracle():
 
 # ---------------------------------------------------------------- whole trials
 
-@pytest.mark.parametrize("stationary", [False, True], ids=["nonstationary", "stationary"])
-@pytest.mark.parametrize("name", list(ALGORITHMS))
+# The stationary instance takes every shortcut; the non-stationary one
+# draws each pull's arm (the path the exact replay covers) but still sums
+# noise per arm, so one algorithm of each sampling kind checks it.
+WHOLE_TRIAL_CASES = [(name, True) for name in ALGORITHMS] + [("G-BAI", False), ("Peace", False)]
+
+
+@pytest.mark.parametrize("name, stationary", WHOLE_TRIAL_CASES,
+                         ids=[f"{n}-{'stationary' if s else 'nonstationary'}" for n, s in WHOLE_TRIAL_CASES])
 def test_engine_agrees_with_oracle(name, stationary):
     inst = small_instance(stationary)
     fast = run_trials(make_algorithm(name, inst), inst, seed=101, first_trial=0, n_trials=N_TRIALS)
@@ -136,19 +145,17 @@ def test_engine_agrees_with_oracle(name, stationary):
         diff = fast.theta_hat.mean(axis=0) - theta_o.mean(axis=0)
         se = np.sqrt(fast.theta_hat.var(axis=0) / N_TRIALS + theta_o.var(axis=0) / N_TRIALS)
         assert np.all(np.abs(diff) < Z_TOL * se), (diff, se)
-        # Covariances: variances within 25% (about 4 standard errors of a
-        # variance ratio at n = 1000) and correlations within 0.15.
+        # Variances: the log variance ratio of two samples of n has sd about
+        # sqrt(2 / (n - 1) * 2) (normal-ish estimates); 4 of those.
         c_fast, c_oracle = np.cov(fast.theta_hat.T), np.cov(theta_o.T)
-        ratio = np.diag(c_fast) / np.diag(c_oracle)
-        assert np.all((ratio > 0.8) & (ratio < 1.25)), ratio
-        corr = lambda c: c / np.sqrt(np.outer(np.diag(c), np.diag(c)))  # noqa: E731
-        assert np.max(np.abs(corr(c_fast) - corr(c_oracle))) < 0.15
+        log_ratio = np.log(np.diag(c_fast) / np.diag(c_oracle))
+        assert np.all(np.abs(log_ratio) < Z_TOL * np.sqrt(4 / (N_TRIALS - 1))), log_ratio
 
 
 def test_ips_estimate_is_unbiased_under_nonstationarity():
     inst = small_instance(False)
-    res = run_trials(make_algorithm("G-BAI", inst), inst, seed=9, first_trial=0, n_trials=4000)
-    se = res.theta_hat.std(axis=0) / np.sqrt(4000)
+    res = run_trials(make_algorithm("G-BAI", inst), inst, seed=9, first_trial=0, n_trials=2000)
+    se = res.theta_hat.std(axis=0) / np.sqrt(2000)
     assert np.all(np.abs(res.theta_hat.mean(axis=0) - inst.theta_bar) < Z_TOL * se)
 
 

@@ -213,3 +213,17 @@ def test_load_instance_file_rejects_missing_arrays(tmp_path):
         load_instance_file(write(tmp_path, **arrays))
     with pytest.raises(UserError, match="does not exist"):
         load_instance_file(tmp_path / "absent.npz")
+
+
+def test_yahoo_pca_signs_default_to_numpys_svd_and_fixed_is_the_same_axes():
+    from linbandits.studies.p1rage import yahoo
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(400, 36)) * np.linspace(3.0, 0.1, 36)
+    V, explained = yahoo.svd_basis(z)
+    _, _, vt = np.linalg.svd(z - z.mean(axis=0), full_matrices=False)
+    np.testing.assert_array_equal(V, vt[:24])   # the published signs, exactly
+    fixed, explained_fixed = yahoo.pca_basis(yahoo.day_stats(z, np.zeros(len(z))))
+    np.testing.assert_allclose(np.abs(np.sum(V * fixed, axis=1)), 1.0, atol=1e-8)   # same axes up to sign
+    assert explained == pytest.approx(explained_fixed)
+    assert set(yahoo.PCA_SIGNS) == {"numpy", "fixed"}

@@ -182,26 +182,23 @@ def test_halving_prefix_can_keep_all_but_the_last_arm():
     assert algorithms.halving_prefix(X, order, rho_S) == [0, 1, 2, 3]
 
 
-class CountingRng:
-    """A numpy Generator that counts arm draws and noise draws."""
+class CountingRng(algorithms.RandomStream):
+    """A random stream that counts arm draws and noise draws."""
 
     def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
+        super().__init__(np.random.default_rng(seed))
         self.arm_draws = 0
         self.noise_draws = 0
         self.designs = []
 
-    def choice(self, K, p):
+    def arm(self, t, lam):
         self.arm_draws += 1
-        self.designs.append(np.array(p))
-        return self.rng.choice(K, p=p)
+        self.designs.append(np.array(lam))
+        return super().arm(t, lam)
 
-    def standard_normal(self):
+    def noise(self, t):
         self.noise_draws += 1
-        return self.rng.standard_normal()
-
-    def permutation(self, x):
-        return self.rng.permutation(x)
+        return super().noise(t)
 
 
 @pytest.mark.parametrize("update, rounds_played", [
@@ -219,8 +216,8 @@ def test_p1_updates_after_rounds_zero_e_2e(update, rounds_played):
         seen.append(rng.arm_draws)
         return G
 
-    algorithms.run_p1(EASY_ARMS, stationary(EASY_THETA, 300), rng, "gaussian", 1.0,
-                      eliminate, update)
+    log = algorithms.DesignLog(300, len(EASY_ARMS))
+    algorithms.run_p1(EASY_ARMS, stationary(EASY_THETA, 300), rng, 1.0, log, eliminate, update)
     assert seen == rounds_played
 
 
@@ -273,7 +270,7 @@ def test_p1_rage_ips_estimate_is_unbiased_for_the_mean_theta():
     thetas = np.array([[np.cos(t), 1.0 - 0.2 * t] for t in range(T)])
     rng = np.random.default_rng(6)
     estimates = [run_trial("P1-RAGE", X, thetas, 1.0, rng, update="every_round")["theta_hat"]
-                 for _ in range(2000)]
+                 for _ in range(800)]
     assert_mean_within_4_se(estimates, thetas.mean(axis=0))
 
 
@@ -284,9 +281,9 @@ def test_p1_rage_ips_estimate_is_unbiased_for_the_mean_theta():
 def test_every_algorithm_solves_an_easy_instance(name):
     rng = np.random.default_rng(7)
     thetas = stationary(EASY_THETA, 300)
-    results = [run_trial(name, EASY_ARMS, thetas, 1.0, rng) for _ in range(200)]
+    results = [run_trial(name, EASY_ARMS, thetas, 1.0, rng) for _ in range(100)]
     correct = sum(r["recommended"] == EASY_BEST for r in results)
-    assert correct >= 0.95 * 200
+    assert correct >= 0.95 * 100
     if name == "OD-LinBAI":
         assert all(r["theta_hat"] is None for r in results)
     else:
@@ -314,7 +311,7 @@ def test_od_linbai_without_budget_recommends_a_random_arm():
 
 
 def test_peace_fails_the_malicious_instance_far_more_often_than_g_bai():
-    d, T, trials = 5, 1500, 80
+    d, T, trials = 5, 1500, 40
     X = soare_arms(d, 0.5)
     thetas = malicious_thetas(d, T)
     assert int(np.argmax(X @ thetas.mean(axis=0))) == 0

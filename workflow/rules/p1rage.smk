@@ -15,6 +15,8 @@ P1_EXPERIMENTS = pipeline.study_experiments(config, P1)
 P1_PUBLISHED = [n for n, e in P1_EXPERIMENTS.items() if not e.ablation_of]
 P1_ABLATIONS = [n for n, e in P1_EXPERIMENTS.items() if e.ablation_of]
 P1_CLAIMS_TABLE = f"{workflow.basedir}/src/linbandits/studies/p1rage/claims.yaml"
+P1_PUBLISHED_CSV = f"{workflow.basedir}/src/linbandits/studies/p1rage/p1rage_published.csv"
+P1_COMPARISON = P1_RESULTS + "/published_vs_reproduced"
 
 
 def p1_uses_synthetic_data(exp_name):
@@ -68,7 +70,7 @@ rule p1rage_table:
     params:
         rows=p1_table_rows,
     log:
-        f"logs/{P1}/tables/{{experiment}}.log",
+        f"{PREFIX}logs/{P1}/tables/{{experiment}}.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -98,15 +100,17 @@ rule p1rage_yahoo_instance:
     params:
         # An experiment may override the configured PCA variant (the shared-basis ablation).
         pca=lambda w: EXPERIMENTS[w.experiment].settings.get("pca", P1_YAHOO.get("pca", "per_day")),
+        pca_signs=P1_YAHOO.get("pca_signs", "numpy"),
         T=P1_YAHOO.get("T", 21000),
         seed=P1_YAHOO.get("arm_seed", 0),
     log:
-        f"logs/{P1}/instances/yahoo_{{experiment}}_L{{L}}.log",
+        f"{PREFIX}logs/{P1}/instances/yahoo_{{experiment}}_L{{L}}.log",
     resources:
         mem_mb=2000,
         runtime=10,
     shell:
-        "linbandits p1rage-yahoo-instance --days {input.days} --pca {params.pca} --L {wildcards.L} "
+        "linbandits p1rage-yahoo-instance --days {input.days} --pca {params.pca} --pca-signs {params.pca_signs} "
+        "--L {wildcards.L} "
         "--T {params.T} --seed {params.seed} --out {output.npz} --summary {output.summary} > {log} 2>&1"
 
 
@@ -121,6 +125,7 @@ for _fig, _spec in pipeline.figures(config).items():
             f"p1rage_figure_{_fig}"
         input:
             tables=[pipeline.table_paths(config, EXPERIMENTS[p["experiment"]])[0] for p in _spec["panels"]],
+            published=P1_PUBLISHED_CSV,
         output:
             pdf=f"{P1_FIGURES}/{_fig}.pdf",
             png=report(
@@ -137,17 +142,23 @@ for _fig, _spec in pipeline.figures(config).items():
             subtitles=[p1_panel_subtitle(p["experiment"]) for p in _spec["panels"]],
             logx=any(p.get("logx", False) for p in _spec["panels"]),
             stem=f"{P1_FIGURES}/{_fig}",
+            # The published curve is drawn dashed beside each panel, except
+            # Yahoo! on the synthetic stand-in (the authors ran real R6A).
+            overlay=[None if p1_uses_synthetic_data(p["experiment"]) else p["experiment"] for p in _spec["panels"]],
         log:
-            f"logs/{P1}/figures/{_fig}.log",
+            f"{PREFIX}logs/{P1}/figures/{_fig}.log",
         resources:
             mem_mb=1000,
             runtime=5,
         run:
             from linbandits.studies.p1rage.error_tables import read_table
             from linbandits.studies.p1rage.figures import write_figure
+            from linbandits.studies.p1rage.published import published_for, read_published
 
+            published = read_published(input.published)
+            overlays = [None if e is None else published_for(e, published) for e in params.overlay]
             write_figure(params.kind, [read_table(t) for t in input.tables], params.titles,
-                         params.stem, params.xlabels, params.subtitles, params.logx)
+                         params.stem, params.xlabels, params.subtitles, params.logx, overlays)
 
 
 # ------------------------------------------------------------- claims and ablations
@@ -164,9 +175,33 @@ def p1_claims_command(names, with_ablations):
     )
 
 
+rule p1rage_published_vs_reproduced:
+    input:
+        published=P1_PUBLISHED_CSV,
+        tables=[pipeline.table_paths(config, EXPERIMENTS[n])[0] for n in P1_PUBLISHED],
+    output:
+        csv=report(P1_COMPARISON + ".csv", caption="../report/p1rage_published.rst", category=P1,
+                   subcategory="Tables", labels={"experiment": "published vs reproduced"}),
+        md=P1_COMPARISON + ".md",
+        tex=P1_COMPARISON + ".tex",
+    params:
+        source="synthetic" if r6a_synthetic() else "r6a",
+        tables=lambda w, input: " ".join(f"--table {t}" for t in input.tables),
+    log:
+        f"{PREFIX}logs/{P1}/published_vs_reproduced.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    shell:
+        "linbandits p1rage-published {params.tables} --published {input.published} "
+        "--yahoo-source {params.source} --out-csv {output.csv} --out-md {output.md} --out-tex {output.tex} "
+        "> {log} 2>&1"
+
+
 rule p1rage_claims:
     input:
         claims=P1_CLAIMS_TABLE,
+        comparison=P1_COMPARISON + ".csv",
         tables=[pipeline.table_paths(config, EXPERIMENTS[n])[0] for n in P1_PUBLISHED],
     output:
         md=report(P1_RESULTS + "/claims.md", caption="../report/p1rage_claims.rst", category=P1,
@@ -176,12 +211,12 @@ rule p1rage_claims:
         args=p1_claims_command(P1_PUBLISHED, False),
         alpha=config.get("fidelity", {}).get("alpha", 0.01),
     log:
-        f"logs/{P1}/claims.log",
+        f"{PREFIX}logs/{P1}/claims.log",
     resources:
         mem_mb=1000,
         runtime=5,
     shell:
-        "linbandits p1rage-claims --claims {input.claims} {params.args} "
+        "linbandits p1rage-claims --claims {input.claims} {params.args} --published-comparison {input.comparison} "
         "--alpha {params.alpha} --out-md {output.md} --out-json {output.json} > {log} 2>&1"
 
 
@@ -197,7 +232,7 @@ rule p1rage_ablation_report:
         args=p1_claims_command(list(P1_EXPERIMENTS), True),
         alpha=config.get("fidelity", {}).get("alpha", 0.01),
     log:
-        f"logs/{P1}/ablations.log",
+        f"{PREFIX}logs/{P1}/ablations.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -218,7 +253,7 @@ rule p1rage_theorem1_figure:
     params:
         stem=P1_FIGURES + "/thm1_gbai_bound",
     log:
-        f"logs/{P1}/figures/thm1_gbai_bound.log",
+        f"{PREFIX}logs/{P1}/figures/thm1_gbai_bound.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -238,6 +273,7 @@ rule ablations:
 STUDY_TARGETS[P1] += [p for n in P1_PUBLISHED for p in pipeline.table_paths(config, EXPERIMENTS[n])]
 STUDY_TARGETS[P1] += [p for n in pipeline.study_figures(config, P1) for p in pipeline.figure_paths(config, P1, n)]
 STUDY_TARGETS[P1] += [P1_RESULTS + "/claims.md", P1_RESULTS + "/claims.json"]
+STUDY_TARGETS[P1] += [P1_COMPARISON + ext for ext in (".csv", ".md", ".tex")]
 if any(e.instance == "yahoo" for e in P1_EXPERIMENTS.values()):
     STUDY_TARGETS[P1].append("data/processed/r6a_qc.json")
 if "soare_sto" in P1_EXPERIMENTS:

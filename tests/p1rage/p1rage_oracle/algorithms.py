@@ -17,16 +17,54 @@ ALGORITHMS = ("G-BAI", "P1-RAGE", "P1-Peace", "Peace", "Mixed-Peace", "OD-LinBAI
 # ---------------------------------------------------------------- helpers
 
 
-def draw_noise(rng, noise, noise_sd):
-    if noise == "gaussian":
-        return noise_sd * rng.standard_normal()
-    if noise == "bounded":
-        return noise_sd * (1.0 if rng.random() < 0.5 else -1.0)
-    raise ValueError(f"unknown noise model {noise!r}")
+class RandomStream:
+    """The random numbers of one trial, drawn from a numpy Generator.
+
+    Every algorithm reads its randomness only through these four methods, so
+    a test can pass any object with the same methods instead (an injected
+    stream that the fast engine reads too) and compare whole trials exactly.
+    """
+
+    def __init__(self, rng, noise="gaussian"):
+        if noise not in ("gaussian", "bounded"):
+            raise ValueError(f"unknown noise model {noise!r}")
+        self.rng, self.noise_model = rng, noise
+
+    def arm(self, t, lam):
+        """The arm pulled at round t by i.i.d. sampling from design lam."""
+        return int(self.rng.choice(len(lam), p=lam))
+
+    def noise(self, t):
+        """Unit-sd noise of the pull of round t."""
+        if self.noise_model == "gaussian":
+            return self.rng.standard_normal()
+        return 1.0 if self.rng.random() < 0.5 else -1.0
+
+    def permutation(self, items, start):
+        """items (arm indices) in a uniformly random order, pulled from round start."""
+        return self.rng.permutation(items)
+
+    def integer(self, n):
+        return int(self.rng.integers(n))
 
 
-def pull(X, thetas, t, arm, rng, noise, noise_sd):
-    return float(X[arm] @ thetas[t]) + draw_noise(rng, noise, noise_sd)
+def pull(X, thetas, t, arm, stream, noise_sd):
+    return float(X[arm] @ thetas[t]) + noise_sd * stream.noise(t)
+
+
+class DesignLog:
+    """What a trial pulled from: per round the i.i.d. design, or per batch
+    (start round, pull counts per arm). Lets a test compare designs."""
+
+    def __init__(self, T, K):
+        self.per_round = np.full((T, K), np.nan)
+        self.batches = []
+
+    def round(self, t, lam):
+        self.per_round[t] = lam
+
+    def batch(self, start, counts):
+        self.batches.append((int(start), np.array(counts, dtype=int)))
 
 
 def ips_inverse(X, lam):
@@ -34,9 +72,17 @@ def ips_inverse(X, lam):
     return np.linalg.pinv(X.T @ np.diag(lam) @ X)
 
 
+def ranked_positions(values):
+    """Positions 0..n-1 by value, largest first; equal values in decreasing
+    position (spec F: the published runs reverse an ascending index-order
+    sort, so among ties the higher index comes first)."""
+    return sorted(range(len(values)), key=lambda j: (float(values[j]), j), reverse=True)
+
+
 def sort_by_estimate(X, arms, theta_hat):
-    """Arms by x^T theta_hat, largest first; Python's sort keeps ties in input order."""
-    return sorted(arms, key=lambda k: -float(X[k] @ theta_hat))
+    """Arms by x^T theta_hat, largest first, equal estimates in decreasing arm index."""
+    arms = sorted(int(a) for a in arms)
+    return [arms[j] for j in ranked_positions([X[k] @ theta_hat for k in arms])]
 
 
 def n_epochs(X):
@@ -97,12 +143,6 @@ def efficient_rounding(w, N):
     return counts
 
 
-def shuffled_batch(counts, rng):
-    """Each arm k repeated counts[k] times, in a uniformly random order."""
-    batch = np.repeat(np.arange(len(counts)), counts)
-    return rng.permutation(batch)
-
-
 def ols(features, rewards, dim):
     """Least squares with a pseudo-inverse; zero estimate when there is no data."""
     gram = np.zeros((dim, dim))
@@ -153,13 +193,13 @@ def peace_elimination(X, theta_hat, G):
 # ------------------------------------------------------------- algorithms
 
 
-def run_g_bai(X, thetas, rng, noise, noise_sd):
-    return run_p1(X, thetas, rng, noise, noise_sd, eliminate=None)
+def run_g_bai(X, thetas, stream, noise_sd, log):
+    return run_p1(X, thetas, stream, noise_sd, log, eliminate=None)
 
 
-def run_p1(X, thetas, rng, noise, noise_sd, eliminate, update="batched"):
+def run_p1(X, thetas, stream, noise_sd, log, eliminate, update="batched"):
     """Shared loop of G-BAI (eliminate=None), P1-RAGE and P1-Peace."""
-    T, K = len(thetas), len(X)
+    T = len(thetas)
     G, _ = g_design(X)
     # With T < n_epochs the spec's E would be 0; updating every round is the
     # only reading that keeps "after t = 0, E, 2E, ..." meaningful.
@@ -169,8 +209,9 @@ def run_p1(X, thetas, rng, noise, noise_sd, eliminate, update="batched"):
     ips_sum = np.zeros(X.shape[1])
     theta_hat = np.zeros(X.shape[1])
     for t in range(T):
-        arm = int(rng.choice(K, p=lam))
-        reward = pull(X, thetas, t, arm, rng, noise, noise_sd)
+        log.round(t, lam)
+        arm = stream.arm(t, lam)
+        reward = pull(X, thetas, t, arm, stream, noise_sd)
         ips_sum += sigma_inv @ X[arm] * reward
         theta_hat = ips_sum / (t + 1)
         if eliminate is None:
@@ -182,7 +223,7 @@ def run_p1(X, thetas, rng, noise, noise_sd, eliminate, update="batched"):
     return {"recommended": recommended, "theta_hat": theta_hat}
 
 
-def run_peace(X, thetas, rng, noise, noise_sd):
+def run_peace(X, thetas, stream, noise_sd, log):
     """Peace: per-epoch XY design, rounded batch, OLS on the epoch, halving prefix."""
     T, K = len(thetas), len(X)
     sizes = epoch_sizes(X, T)
@@ -193,12 +234,14 @@ def run_peace(X, thetas, rng, noise, noise_sd):
         if len(active) == 1:
             break
         lam, rho_S = xy_design(X, active)
+        counts = efficient_rounding(lam, size)
+        log.batch(t, counts)
         features, rewards = [], []
-        for arm in shuffled_batch(efficient_rounding(lam, size), rng):
+        for arm in stream.permutation(np.repeat(np.arange(K), counts), t):
             if t >= T:
                 break
             features.append(X[arm])
-            rewards.append(pull(X, thetas, t, arm, rng, noise, noise_sd))
+            rewards.append(pull(X, thetas, t, arm, stream, noise_sd))
             t += 1
         theta_hat = ols(features, rewards, X.shape[1])
         if epoch < len(sizes) - 1:
@@ -210,7 +253,7 @@ def run_peace(X, thetas, rng, noise, noise_sd):
     return {"recommended": int(recommended), "theta_hat": theta_hat}
 
 
-def run_mixed_peace(X, thetas, rng, noise, noise_sd):
+def run_mixed_peace(X, thetas, stream, noise_sd, log):
     """Mixed-Peace: Peace's epochs and eliminations, i.i.d. sampling and IPS."""
     T, K = len(thetas), len(X)
     G, _ = g_design(X)
@@ -226,8 +269,9 @@ def run_mixed_peace(X, thetas, rng, noise, noise_sd):
         lam = (lam_S + G) / 2
         sigma_inv = ips_inverse(X, lam)
         for _ in range(size):
-            arm = int(rng.choice(K, p=lam))
-            reward = pull(X, thetas, t, arm, rng, noise, noise_sd)
+            log.round(t, lam)
+            arm = stream.arm(t, lam)
+            reward = pull(X, thetas, t, arm, stream, noise_sd)
             ips_sum += sigma_inv @ X[arm] * reward
             t += 1
             theta_hat = ips_sum / t
@@ -253,15 +297,17 @@ def project_if_rank_dropped(A, dim):
     return A @ Vt[:rank].T, rank
 
 
-def run_od_linbai(X, thetas, rng, noise, noise_sd):
+def run_od_linbai(X, thetas, stream, noise_sd, log):
     """OD-LinBAI (Yang and Tan 2022) as the published runs implement it."""
     T, (K, d) = len(thetas), X.shape
     n_ep, m = od_linbai_budget_per_epoch(K, d, T)
     if m <= 0:
-        return {"recommended": int(rng.integers(K)), "theta_hat": None}
+        return {"recommended": stream.integer(K), "theta_hat": None}
 
-    active = list(range(K))  # arm indices, kept in index order
-    A, dim = X.copy(), d  # rows: the active arms in the current coordinates
+    # Row j of A is arm active[j] in the current coordinates; after each
+    # elimination the rows follow the ranking (spec F), not the arm index.
+    active = list(range(K))
+    A, dim = X.copy(), d
     t = 0
     for r in range(1, n_ep + 1):
         if len(active) == 1:
@@ -269,17 +315,19 @@ def run_od_linbai(X, thetas, rng, noise, noise_sd):
         A, dim = project_if_rank_dropped(A, dim)
         pi, _ = g_design(A)
         counts = np.ceil(pi * m).astype(int)
+        per_arm = np.zeros(K, dtype=int)
+        per_arm[active] = counts
+        log.batch(t, per_arm)
+        row_of = {arm: j for j, arm in enumerate(active)}
         features, rewards = [], []
-        for j in shuffled_batch(counts, rng):
+        for arm in stream.permutation(np.repeat(np.arange(K), per_arm), t):
             if t >= T:
                 break
-            features.append(A[j])
-            rewards.append(pull(X, thetas, t, active[j], rng, noise, noise_sd))
+            features.append(A[row_of[arm]])
+            rewards.append(pull(X, thetas, t, arm, stream, noise_sd))
             t += 1
         estimates = A @ ols(features, rewards, dim)
-        keep = math.ceil(d / 2**r)
-        # stable sort: equal estimates keep the earlier active position
-        kept_rows = sorted(np.argsort(-estimates, kind="stable")[:keep])
+        kept_rows = ranked_positions(estimates)[:math.ceil(d / 2**r)]
         active = [active[j] for j in kept_rows]
         A = A[kept_rows]
     return {"recommended": int(active[0]), "theta_hat": None}
@@ -289,12 +337,25 @@ def run_od_linbai(X, thetas, rng, noise, noise_sd):
 
 
 def run_trial(name, X, thetas, noise_sd, rng, noise="gaussian", **options):
-    """Run one trial of algorithm `name`; thetas is T x d, one row per round."""
+    """Run one trial of algorithm `name`; thetas is T x d, one row per round.
+
+    rng: a numpy Generator, or a stream with RandomStream's methods (then
+    `noise` is the stream's business). Returns the recommended arm, the
+    final estimate (None for OD-LinBAI) and the DesignLog.
+    """
     X = np.asarray(X, dtype=float)
     thetas = np.asarray(thetas, dtype=float)
+    stream = RandomStream(rng, noise) if isinstance(rng, np.random.Generator) else rng
+    log = DesignLog(len(thetas), len(X))
+    out = _run(name, X, thetas, noise_sd, stream, log, options)
+    out["log"] = log
+    return out
+
+
+def _run(name, X, thetas, noise_sd, stream, log, options):
     if name == "G-BAI":
         _no_options(name, options)
-        return run_g_bai(X, thetas, rng, noise, noise_sd)
+        return run_g_bai(X, thetas, stream, noise_sd, log)
     if name == "P1-RAGE":
         m = options.pop("m", 15)
         first_threshold = options.pop("first_threshold", 0.5)
@@ -305,22 +366,17 @@ def run_trial(name, X, thetas, noise_sd, rng, noise="gaussian", **options):
         def eliminate(theta_hat):
             return rage_elimination(X, theta_hat, G, m=m, first_threshold=first_threshold)
 
-        return run_p1(X, thetas, rng, noise, noise_sd, eliminate, update)
+        return run_p1(X, thetas, stream, noise_sd, log, eliminate, update)
     if name == "P1-Peace":
         update = _update_option(options)
         _no_options(name, options)
         G, _ = g_design(X)
-        return run_p1(X, thetas, rng, noise, noise_sd,
+        return run_p1(X, thetas, stream, noise_sd, log,
                       lambda theta_hat: peace_elimination(X, theta_hat, G), update)
-    if name == "Peace":
+    runners = {"Peace": run_peace, "Mixed-Peace": run_mixed_peace, "OD-LinBAI": run_od_linbai}
+    if name in runners:
         _no_options(name, options)
-        return run_peace(X, thetas, rng, noise, noise_sd)
-    if name == "Mixed-Peace":
-        _no_options(name, options)
-        return run_mixed_peace(X, thetas, rng, noise, noise_sd)
-    if name == "OD-LinBAI":
-        _no_options(name, options)
-        return run_od_linbai(X, thetas, rng, noise, noise_sd)
+        return runners[name](X, thetas, stream, noise_sd, log)
     raise ValueError(f"unknown algorithm {name!r}")
 
 

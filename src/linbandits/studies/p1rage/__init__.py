@@ -29,6 +29,7 @@ STUDY = Study(
         "p1rage-figure": (f"{_P}.figures:main_figure", "draw an error-probability figure from tables"),
         "p1rage-claims": (f"{_P}.claims:main_claims", "check the paper's claims on the tables"),
         "p1rage-theorem1": (f"{_P}.theorem1:main_theorem1", "G-BAI's error against the Theorem 1 bound"),
+        "p1rage-published": (f"{_P}.published:main_compare", "every published cell beside its reproduction"),
         "p1rage-yahoo-instance": (f"{_P}.yahoo:main_instance", "PCA, per-day ridge and arm set -> Fig. 2b instance"),
     },
 )

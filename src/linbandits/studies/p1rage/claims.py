@@ -3,18 +3,26 @@
 A claim is a row of a study's claims table (e.g. studies/p1rage/claims.yaml)
 naming a check, the experiments it is judged on and the algorithms it
 compares. Each check is a stated statistical procedure, reported next to
-its verdict: "holds", "does not hold" or "inconclusive".
+its verdict: "holds", "does not hold", "inconclusive" or "no evidence".
 
-Pairwise checks compare error probabilities setting by setting with the
-pooled two-proportion z-test and Holm-correct across the settings of the
-claim (at level `alpha`, 0.01 by default):
-- better(A, B): A is significantly worse in no setting (one-sided) and
-  significantly better in at least one; if neither, inconclusive.
-- never_worse(A, B): A is significantly worse in no setting (one-sided).
-- comparable(A, B): "within a factor of 2": in no setting is either error
-  significantly more than twice the other (one-sided z-tests of
-  p_A - 2 p_B > 0 and p_B - 2 p_A > 0). With 10^4 trials a plain test of
-  equality flags differences far too small to see on the paper's log axes.
+Pairwise checks compare error counts setting by setting with exact
+conditional tests, and Holm-correct over the claim's whole family (every
+test of every (A, B) pair, setting and direction the claim involves) at
+level `alpha` (0.01 by default):
+- worse / better: Fisher's exact test (one-sided) of p_A > p_B / p_A < p_B.
+- factor-2 tests: given e_A + e_B, e_A is Binomial(e_A + e_B, pi) with
+  pi = f n_A / (f n_A + n_B) when p_A = f p_B for rare errors (the
+  conditional test of a Poisson rate ratio, exact there and conservative
+  for binomial counts); one-sided p of p_A > 2 p_B, and of p_B > 2 p_A.
+Verdicts per (A, B):
+- better(A, B): A significantly worse nowhere and significantly better somewhere.
+- never_worse(A, B): A significantly worse nowhere.
+- consistently_better(A, B): never worse, and better summed over all
+  settings (the family gets one more test: Fisher on the summed counts).
+- comparable(A, B): "within a factor of 2": neither factor-2 test
+  significant anywhere. With 10^4 trials a plain test of equality flags
+  differences far too small to see on the paper's log axes.
+A pair with no shared settings gives "no evidence", never "holds".
 Range checks use point estimates across settings:
 - unstable(A): min error <= 0.1 and max error >= 0.9 ("from near 0 to near 1").
 - more_stable(A, B): max - min of A's errors is below that of every B.
@@ -30,20 +38,25 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from linbandits.claims import FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, combine, load_claims, write_claims
+from linbandits.claims import FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, NO_EVIDENCE, combine, load_claims, write_claims
 from linbandits.errors import UserError
-from linbandits.stats import holm, two_proportion_test, wilson_ci
+from linbandits.stats import holm, wilson_ci
 
+PAIRWISE = ("better", "never_worse", "consistently_better", "comparable")
+_FAMILY = "Holm over the claim's whole family (every pair, setting and direction) at level {alpha}"
 OPERATIONALISATION = {
-    "better": "A vs B in every setting: pooled two-proportion z-test, one-sided both ways, Holm across "
-              "settings at level {alpha}; holds if A is significantly worse nowhere and significantly "
-              "better somewhere",
-    "never_worse": "A vs B in every setting: one-sided pooled two-proportion z-test (A worse), Holm across "
-                   "settings at level {alpha}; holds if A is significantly worse nowhere",
-    "comparable": "within a factor of 2: in every setting, one-sided z-tests that A's error exceeds twice B's "
-                  "and that B's exceeds twice A's, Holm across settings at level {alpha}; holds if neither is "
-                  "significant anywhere",
+    "better": "A vs B in every setting: one-sided Fisher exact tests both ways; " + _FAMILY
+              + "; holds if A is significantly worse nowhere and significantly better somewhere",
+    "never_worse": "A vs B in every setting: one-sided Fisher exact test (A worse); " + _FAMILY
+                   + "; holds if A is significantly worse nowhere",
+    "consistently_better": "A vs B: one-sided Fisher exact test (A worse) in every setting, plus one of A "
+                           "better on the errors summed over all settings; " + _FAMILY
+                           + "; holds if A is significantly worse nowhere and better overall",
+    "comparable": "within a factor of 2: in every setting, exact conditional binomial tests that A's error "
+                  "exceeds twice B's and that B's exceeds twice A's; " + _FAMILY
+                  + "; holds if neither is significant anywhere",
     "unstable": "across settings, min error <= 0.1 and max error >= 0.9",
     "more_stable": "range (max - min) of A's error across settings is smaller than every B's",
     "fails": "95% Wilson interval of the error lies above 1/2",
@@ -52,13 +65,23 @@ OPERATIONALISATION = {
 
 
 def factor_test(e1: int, n1: int, e2: int, n2: int, factor: float = 2.0) -> float:
-    """One-sided p-value of H1: p1 > factor * p2 (unpooled normal approximation)."""
-    p1, p2 = e1 / n1, e2 / n2
-    se = math.sqrt(p1 * (1 - p1) / n1 + factor ** 2 * p2 * (1 - p2) / n2)
-    if se == 0:
+    """One-sided p-value of H1: p1 > factor * p2, conditional on e1 + e2.
+
+    Under p1 = factor * p2 with rare errors, e1 given e1 + e2 = s is
+    Binomial(s, factor n1 / (factor n1 + n2)); p = P(X >= e1). Exact for
+    Poisson counts, conservative for binomial ones (their variance is
+    smaller). 10 vs 0 errors of 21000 each gives (2/3)^10 = 0.017.
+    """
+    s = e1 + e2
+    if s == 0:
         return 1.0
-    z = (p1 - factor * p2) / se
-    return 0.5 * math.erfc(z / math.sqrt(2))
+    pi = factor * n1 / (factor * n1 + n2)
+    return float(stats.binom.sf(e1 - 1, s, pi))
+
+
+def fisher_greater(e1: int, n1: int, e2: int, n2: int) -> float:
+    """One-sided Fisher exact p-value of H1: p1 > p2."""
+    return float(stats.hypergeom.sf(e1 - 1, n1 + n2, e1 + e2, n1))
 
 
 def _settings(table: pd.DataFrame, algo: str) -> pd.DataFrame:
@@ -68,30 +91,67 @@ def _settings(table: pd.DataFrame, algo: str) -> pd.DataFrame:
     return rows.set_index(["experiment", "x_key"])
 
 
-def pairwise(table, a, b, check, alpha):
+def pair_tests(table, a, b, check):
+    """The raw p-values one (A, B) pair adds to its claim's family, as
+    (kind, p) with kind worse / better / twice / half / overall."""
     ra, rb = _settings(table, a), _settings(table, b)
     keys = [k for k in ra.index if k in rb.index]
-    worse, better, twice, half = [], [], [], []
+    tests = []
+    sums = np.zeros(4, dtype=np.int64)
     for k in keys:
         ea, na = int(ra.loc[k, "n_errors"]), int(ra.loc[k, "n_trials"])
         eb, nb = int(rb.loc[k, "n_errors"]), int(rb.loc[k, "n_trials"])
-        worse.append(two_proportion_test(ea, na, eb, nb, "greater")[1])
-        better.append(two_proportion_test(ea, na, eb, nb, "less")[1])
-        twice.append(factor_test(ea, na, eb, nb))
-        half.append(factor_test(eb, nb, ea, na))
-    worse, better = holm(worse), holm(better)
-    n_worse, n_better = int((worse < alpha).sum()), int((better < alpha).sum())
-    n_diff = int(((holm(twice) < alpha) | (holm(half) < alpha)).sum())
-    if check == "better":
-        verdict = FAILS_TO_HOLD if n_worse else (HOLDS if n_better else INCONCLUSIVE)
-    elif check == "never_worse":
-        verdict = FAILS_TO_HOLD if n_worse else HOLDS
-    else:
-        verdict = FAILS_TO_HOLD if n_diff else HOLDS
-    text = (f"{a} vs {b}: {len(keys)} settings; significantly better in {n_better}, worse in {n_worse}, "
-            f"more than 2x apart in {n_diff}; mean error {ra['error_prob'].mean():.3g} vs {rb['error_prob'].mean():.3g}")
-    return verdict, text, {"a": a, "b": b, "settings": len(keys), "better": n_better, "worse": n_worse,
-                           "factor_2_apart": n_diff, "verdict": verdict}
+        sums += (ea, na, eb, nb)
+        if check == "comparable":
+            tests += [("twice", factor_test(ea, na, eb, nb)), ("half", factor_test(eb, nb, ea, na))]
+        else:
+            tests.append(("worse", fisher_greater(ea, na, eb, nb)))
+            if check == "better":
+                tests.append(("better", fisher_greater(eb, nb, ea, na)))
+    if check == "consistently_better" and keys:
+        ea, na, eb, nb = (int(v) for v in sums)
+        tests.append(("overall", fisher_greater(eb, nb, ea, na)))
+    return keys, ra, rb, tests
+
+
+def pairwise_family(table, claim, alpha):
+    """Every (A, B) pair of a claim, tested with one Holm correction over all
+    their tests. Returns [(verdict, text, detail)] per pair."""
+    check = claim["check"]
+    pairs = [(a, b) for a in claim["a"] for b in claim["b"]]
+    per_pair = [pair_tests(table, a, b, check) for a, b in pairs]
+    flat = [p for _, _, _, tests in per_pair for _, p in tests]
+    adjusted = iter(holm(flat) if flat else [])
+    out = []
+    for (a, b), (keys, ra, rb, tests) in zip(pairs, per_pair):
+        significant = {}
+        for kind, _ in tests:
+            significant[kind] = significant.get(kind, 0) + int(next(adjusted) < alpha)
+        n_worse, n_better = significant.get("worse", 0), significant.get("better", 0)
+        n_diff = significant.get("twice", 0) + significant.get("half", 0)
+        overall = significant.get("overall", 0) > 0
+        if not keys:
+            verdict = NO_EVIDENCE
+        elif check == "better":
+            verdict = FAILS_TO_HOLD if n_worse else (HOLDS if n_better else INCONCLUSIVE)
+        elif check == "never_worse":
+            verdict = FAILS_TO_HOLD if n_worse else HOLDS
+        elif check == "consistently_better":
+            verdict = FAILS_TO_HOLD if n_worse else (HOLDS if overall else INCONCLUSIVE)
+        else:
+            verdict = FAILS_TO_HOLD if n_diff else HOLDS
+        if not keys:
+            text = f"{a} vs {b}: no shared settings"
+        else:
+            text = (f"{a} vs {b}: {len(keys)} settings; significantly worse in {n_worse}"
+                    + (f", better in {n_better}" if check == "better" else "")
+                    + (f", better overall: {'yes' if overall else 'no'}" if check == "consistently_better" else "")
+                    + (f", more than 2x apart in {n_diff}" if check == "comparable" else "")
+                    + f"; mean error {ra.loc[keys, 'error_prob'].mean():.3g} vs {rb.loc[keys, 'error_prob'].mean():.3g}"
+                    + f" (family of {len(flat)} tests)")
+        out.append((verdict, text, {"a": a, "b": b, "settings": len(keys), "better": n_better, "worse": n_worse,
+                                    "factor_2_apart": n_diff, "better_overall": overall, "verdict": verdict}))
+    return out
 
 
 def spread(table, a):
@@ -104,12 +164,10 @@ def check_claim(claim: dict, table: pd.DataFrame, alpha: float) -> dict:
     if check not in OPERATIONALISATION:
         raise UserError(f"claim {claim.get('id')}: unknown check {check!r}; known: {', '.join(OPERATIONALISATION)}")
     parts, details = [], []
-    if check in ("better", "never_worse", "comparable"):
-        for a in claim["a"]:
-            for b in claim["b"]:
-                verdict, text, detail = pairwise(table, a, b, check, alpha)
-                parts.append(verdict)
-                details.append(text)
+    if check in PAIRWISE:
+        for verdict, text, _ in pairwise_family(table, claim, alpha):
+            parts.append(verdict)
+            details.append(text)
     elif check == "unstable":
         for a in claim["a"]:
             lo, hi = spread(table, a)
@@ -208,6 +266,21 @@ def evaluate_ablations(claims, tables, ablations: dict, alpha):
     return out
 
 
+def published_section(path):
+    """Markdown lines and a JSON summary of the published-vs-reproduced table."""
+    from linbandits.studies.p1rage.published import summary, summary_line
+
+    comparison = pd.read_csv(path)
+    s = summary(comparison)
+    lines = ["## Published beside reproduced", "", summary_line(s) + ".", ""]
+    if s["differs"]:
+        lines += ["Cells that differ:", ""] + [
+            f"- {d['experiment']} {d['algorithm']}{'' if pd.isna(d['x']) else f' x={float(d[chr(120)]):g}'}: "
+            f"published {float(d['published_p']):.4g}, reproduced {float(d['reproduced_p']):.4g} "
+            f"(z = {float(d['z']):.2f})" for d in s["differs"]] + [""]
+    return lines, s
+
+
 def main_claims(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="linbandits p1rage-claims", description="Check a study's claims.")
     parser.add_argument("--claims", required=True, help="claims table (YAML)")
@@ -216,6 +289,8 @@ def main_claims(argv=None) -> int:
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--synthetic", action="append", default=[], metavar="EXPERIMENT",
                         help="experiment computed on synthetic stand-in data (flagged in the output)")
+    parser.add_argument("--published-comparison", metavar="CSV",
+                        help="published_vs_reproduced.csv: its summary goes into the claims")
     parser.add_argument("--out-md", required=True)
     parser.add_argument("--out-json", required=True)
     args = parser.parse_args(argv)
@@ -228,6 +303,10 @@ def main_claims(argv=None) -> int:
     results = evaluate(claims, tables, args.alpha, synthetic=args.synthetic)
     abl = evaluate_ablations(claims, tables, ablations, args.alpha)
     sections = [ablation_section(abl)] if abl else []
+    extra = {}
+    if args.published_comparison:
+        lines, extra["published_vs_reproduced"] = published_section(args.published_comparison)
+        sections.insert(0, lines)
     write_claims(results, args.out_md, args.out_json, study="p1rage", sections=sections,
-                 alpha=args.alpha, ablations=abl)
+                 alpha=args.alpha, ablations=abl, **extra)
     return 0

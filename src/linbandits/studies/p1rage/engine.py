@@ -35,35 +35,84 @@ def trial_rng(seed: int, trial: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), int(trial)])
 
 
-class TrialBatch:
-    """The environment seen by a batch of trials; algorithms pull through it."""
+class RandomDraws:
+    """Every random number of one trial, from its own generator.
 
-    def __init__(self, instance: LinearInstance, seed: int, trials, means: np.ndarray | None = None):
+    `aggregate` lets the batch take the shortcuts of the module docstring
+    (pull counts as one multinomial draw, noise summed per arm). A test can
+    hand the batch another object with the same methods and aggregate =
+    False (an injected stream: one uniform and one noise value per round),
+    so that a round-by-round implementation reading the same stream must
+    reproduce the engine's trials exactly.
+    """
+
+    aggregate = True
+
+    def __init__(self, rng: np.random.Generator, noise: str, K: int):
+        self.rng, self.noise, self.K = rng, noise, K
+
+    def uniforms(self, start: int, length: int) -> np.ndarray:
+        """One uniform per round start..start+length-1: the arm it pulls."""
+        return self.rng.random(length)
+
+    def counts(self, length: int, p: np.ndarray) -> np.ndarray:
+        return self.rng.multinomial(length, p)
+
+    def noise_sums(self, counts, arms=None, rounds=None) -> np.ndarray:
+        """Unit-sd noise summed over counts[k] pulls of each arm: one draw
+        per arm (the pulls' arms and rounds are not needed)."""
+        if self.noise == "gaussian":
+            return np.sqrt(counts) * self.rng.standard_normal(self.K)
+        return 2.0 * self.rng.binomial(counts, 0.5) - counts
+
+    def one_noise(self, t: int) -> float:
+        """Unit-sd noise of the single pull of round t."""
+        if self.noise == "gaussian":
+            return self.rng.standard_normal()
+        return 1.0 if self.rng.random() < 0.5 else -1.0
+
+    def permutation(self, items: np.ndarray, start: int) -> np.ndarray:
+        """items in a uniformly random order (a batch pulled from round start)."""
+        return self.rng.permutation(items)
+
+    def integer(self, K: int) -> int:
+        return int(self.rng.integers(K))
+
+
+def inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Arm drawn by each uniform u from a design with cumulative sums cdf:
+    the first arm whose cumulative weight exceeds u * total."""
+    return np.minimum(cdf.searchsorted(u * cdf[-1], side="right"), len(cdf) - 1)
+
+
+class TrialBatch:
+    """The environment seen by a batch of trials; algorithms pull through it.
+
+    draws: one RandomDraws-like object per trial (default: its own
+    generator). record=True keeps, per trial, every design it pulled from:
+    ("iid", start, length, lam) and ("planned", start, counts).
+    """
+
+    def __init__(self, instance: LinearInstance, seed: int, trials, means: np.ndarray | None = None,
+                 draws=None, record: bool = False):
         self.instance = instance
         self.trials = np.asarray(trials, dtype=np.int64)
         self.n = len(self.trials)
         self.K, self.T = instance.K, instance.T
-        self.rngs = [trial_rng(seed, t) for t in self.trials]
+        if draws is None:
+            draws = [RandomDraws(trial_rng(seed, t), instance.noise, self.K) for t in self.trials]
+        self.draws = list(draws)
         self.stationary = instance.stationary
         self.mu = instance.X @ instance.thetas[0]
         self.means = None if self.stationary else (instance.means() if means is None else means)
         self._rounds = np.arange(self.T)
+        self.trace = [[] for _ in range(self.n)] if record else None
 
     def _all(self, active):
         return np.ones(self.n, dtype=bool) if active is None else np.asarray(active, dtype=bool)
 
-    def _noise(self, rng, counts):
-        """Noise summed over counts[k] pulls of each arm: one draw per arm."""
-        sd = self.instance.noise_sd
-        if self.instance.noise == "gaussian":
-            return sd * np.sqrt(counts) * rng.standard_normal(self.K)
-        return sd * (2.0 * rng.binomial(counts, 0.5) - counts)
-
-    def _one_pull_noise(self, rng):
-        """Noise of a single pull, in units of noise_sd."""
-        if self.instance.noise == "gaussian":
-            return rng.standard_normal()
-        return 1.0 if rng.random() < 0.5 else -1.0
+    def _mean_rewards(self, rounds, arms):
+        return self.mu[arms] if self.stationary else self.means[rounds, arms]
 
     def pull_iid(self, start: int, length: int, lam, active=None):
         """Each active trial pulls `length` arms i.i.d. from its row of lam
@@ -76,33 +125,37 @@ class TrialBatch:
         length = int(min(length, self.T - start))
         if length <= 0:
             return sums, counts
+        if self.trace is not None:
+            for i in np.flatnonzero(active):
+                self.trace[i].append(("iid", start, length, lam[i].copy()))
         rounds = self._rounds[start:start + length]
         cdf = np.cumsum(lam, axis=1)
         if length == 1:
             return self._pull_one_round(start, cdf, active, sums, counts)
         for i in np.flatnonzero(active):
-            rng = self.rngs[i]
-            if self.stationary:
-                c = rng.multinomial(length, lam[i] / lam[i].sum())
+            draws = self.draws[i]
+            arms = None
+            if self.stationary and draws.aggregate:
+                c = draws.counts(length, lam[i] / lam[i].sum())
                 s = c * self.mu
             else:
-                arms = np.minimum(cdf[i].searchsorted(rng.random(length) * cdf[i, -1], side="right"), self.K - 1)
+                arms = inverse_cdf(cdf[i], draws.uniforms(start, length))
                 c = np.bincount(arms, minlength=self.K)
-                s = np.bincount(arms, weights=self.means[rounds, arms], minlength=self.K)
+                s = np.bincount(arms, weights=self._mean_rewards(rounds, arms), minlength=self.K)
             counts[i] = c
-            sums[i] = s + self._noise(rng, c)
+            sums[i] = s + self.instance.noise_sd * draws.noise_sums(c, arms, rounds)
         return sums, counts
 
     def _pull_one_round(self, t, cdf, active, sums, counts):
         # A one-round segment (P1 loops update after round 0, or every round)
         # is vectorised across trials; each trial still draws one uniform and
-        # one noise variate from its own generator.
+        # one noise variate from its own stream.
         idx = np.flatnonzero(active)
-        u = np.array([self.rngs[i].random() for i in idx])
-        noise = np.array([self._one_pull_noise(self.rngs[i]) for i in idx])
+        u = np.array([self.draws[i].uniforms(t, 1)[0] for i in idx])
+        noise = np.array([self.draws[i].one_noise(t) for i in idx])
         c = cdf[idx]
         arms = np.minimum((c <= (u * c[:, -1])[:, None]).sum(axis=1), self.K - 1)
-        mean = self.mu[arms] if self.stationary else self.means[t, arms]
+        mean = self._mean_rewards(t, arms)
         counts[idx, arms] = 1
         sums[idx, arms] = mean + self.instance.noise_sd * noise
         return sums, counts
@@ -117,27 +170,26 @@ class TrialBatch:
         sums = np.zeros((self.n, self.K))
         pulled = np.zeros((self.n, self.K), dtype=np.int64)
         for i in np.flatnonzero(active):
-            rng = self.rngs[i]
+            draws = self.draws[i]
+            if self.trace is not None:
+                self.trace[i].append(("planned", int(start[i]), counts[i].copy()))
             room = max(0, self.T - int(start[i]))
-            if self.stationary and counts[i].sum() <= room:
-                c = counts[i]
+            if self.stationary and counts[i].sum() <= room and draws.aggregate:
+                c, order, rounds = counts[i], None, None
                 s = c * self.mu
             else:
-                order = rng.permutation(np.repeat(np.arange(self.K), counts[i]))[:room]
+                order = draws.permutation(np.repeat(np.arange(self.K), counts[i]), int(start[i]))[:room]
                 c = np.bincount(order, minlength=self.K)
-                if self.stationary:
-                    s = c * self.mu
-                else:
-                    rounds = self._rounds[start[i]:start[i] + order.size]
-                    s = np.bincount(order, weights=self.means[rounds, order], minlength=self.K)
+                rounds = self._rounds[start[i]:start[i] + order.size]
+                s = np.bincount(order, weights=self._mean_rewards(rounds, order), minlength=self.K)
             pulled[i] = c
-            sums[i] = s + self._noise(rng, c)
+            sums[i] = s + self.instance.noise_sd * draws.noise_sums(c, order, rounds)
         return sums, pulled
 
     def uniform_arm(self, active=None):
         out = np.full(self.n, -1, dtype=np.int64)
         for i in np.flatnonzero(self._all(active)):
-            out[i] = self.rngs[i].integers(self.K)
+            out[i] = self.draws[i].integer(self.K)
         return out
 
 

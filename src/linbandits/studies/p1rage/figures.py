@@ -50,7 +50,23 @@ def _series(table: pd.DataFrame, algorithm: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ axes level
 
-def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False) -> None:
+PUBLISHED_LABEL = "published (dashed)"
+
+
+def plot_published_curves(published: pd.DataFrame, ax) -> None:
+    """The authors' published error curves, dashed in each algorithm's colour
+    (a zero drawn at 1/n_trials, like the reproduced curves)."""
+    for algorithm in _algorithms(published):
+        rows = published[published["algorithm"] == algorithm].sort_values("x")
+        colour, _ = algorithm_style(algorithm)
+        y = np.maximum(rows["error_prob"].to_numpy(float), 1.0 / rows["n_trials"].to_numpy(float))
+        ax.plot(rows["x"].to_numpy(float), y, color=colour, linestyle="--", linewidth=1.0, alpha=0.9,
+                gid=f"published:{algorithm}")
+    ax.plot([], [], color="0.3", linestyle="--", linewidth=1.0, label=PUBLISHED_LABEL)
+
+
+def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
+                      published: pd.DataFrame | None = None) -> None:
     """Error probability vs x, log y, one line per algorithm with a shaded 95% band.
 
     A zero error probability has no place on a log axis; it is drawn at 1/n_trials
@@ -75,6 +91,8 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False) 
             ax.plot(x[zero], y[zero], linestyle="none", marker=marker, markerfacecolor="white",
                     markeredgecolor=colour, markeredgewidth=1.2, zorder=3,
                     gid=f"zero-floor:{algorithm}")
+    if published is not None and not published.empty:
+        plot_published_curves(published, ax)
     if any_zero:
         # One legend entry explains every hollow marker on the axes.
         ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white",
@@ -121,8 +139,9 @@ def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> Non
     ax.set_ylabel(GAP_LABEL)
 
 
-def plot_error_bars(table: pd.DataFrame, ax) -> None:
-    """Error probability per algorithm with 95% error bars, linear y, for one setting."""
+def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
+    """Error probability per algorithm with 95% error bars, linear y, for one
+    setting; the published value as a dashed tick across each bar."""
     if table["x"].nunique(dropna=False) > 1:
         raise UserError("a bar chart shows one setting; the table has several x values")
     algorithms = _algorithms(table)
@@ -140,6 +159,14 @@ def plot_error_bars(table: pd.DataFrame, ax) -> None:
                                                      rows["n_trials"])):
         text = f"0/{n}" if n_err == 0 else f"{prob:.3g}"
         ax.text(pos, high + 0.02 * top, text, ha="center", va="bottom", fontsize=7)
+    if published is not None and not published.empty:
+        values = published.set_index("algorithm")["error_prob"]
+        for pos, algorithm in enumerate(algorithms):
+            if algorithm in values.index:
+                ax.plot([pos - 0.4, pos + 0.4], [values[algorithm]] * 2, color="black", linestyle="--",
+                        linewidth=1.2, gid=f"published:{algorithm}")
+                top = max(top, float(values[algorithm]))
+        ax.plot([], [], color="black", linestyle="--", linewidth=1.2, label=PUBLISHED_LABEL)
     ax.set_xticks(positions, algorithms, rotation=30, ha="right")
     ax.set_ylim(0, 1.15 * top)
     ax.set_ylabel("error probability")
@@ -152,8 +179,9 @@ KINDS = ("curves", "curves_gap", "bars")
 
 
 def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
-                 logx: bool = False) -> Figure:
-    """Side-by-side panels, one per table; curves_gap adds a min-gap panel under each."""
+                 logx: bool = False, published=None) -> Figure:
+    """Side-by-side panels, one per table; curves_gap adds a min-gap panel under
+    each. published: per panel, the published cells to draw dashed (or None)."""
     if kind not in KINDS:
         raise UserError(f"figure kind must be one of {KINDS}, got {kind!r}")
     tables = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
@@ -161,6 +189,9 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
     titles = per_panel(titles, n, "title")
     xlabels = per_panel(xlabels, n, "xlabel")
     subtitles = per_panel(subtitles, n, "subtitle")
+    published = list(published) if published is not None else [None] * n
+    if len(published) != n:
+        raise UserError(f"{len(published)} published tables for {n} panels")
     height = {"curves": 3.0, "curves_gap": 4.2, "bars": 3.0}[kind] + LEGEND_HEIGHT
     with matplotlib.rc_context(STYLE):
         width = max(PANEL_WIDTH * n, MIN_FIGURE_WIDTH)
@@ -173,22 +204,22 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
             ax = fig.add_subplot(grid[0, i])
             set_panel_title(ax, titles[i] or "", subtitles[i])
             if kind == "bars":
-                plot_error_bars(table, ax)
+                plot_error_bars(table, ax, published[i])
                 continue
             if kind == "curves":
-                plot_error_curves(table, ax, xlabels[i] or "x", logx=logx)
+                plot_error_curves(table, ax, xlabels[i] or "x", logx=logx, published=published[i])
                 continue
-            plot_error_curves(table, ax, "", logx=logx)
+            plot_error_curves(table, ax, "", logx=logx, published=published[i])
             gap_ax = fig.add_subplot(grid[1, i], sharex=ax)
             plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx)
             ax.tick_params(labelbottom=False)
-        add_figure_legend(fig, last_labels=(ZERO_FLOOR_LABEL,))
+        add_figure_legend(fig, last_labels=(PUBLISHED_LABEL, ZERO_FLOOR_LABEL))
     return fig
 
 
 def write_figure(kind: str, tables, titles, stem, xlabels=None, subtitles=None,
-                 logx: bool = False) -> Figure:
-    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx)
+                 logx: bool = False, published=None) -> Figure:
+    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx, published)
     with matplotlib.rc_context(STYLE):
         save_figure(fig, stem)
     return fig

@@ -6,9 +6,14 @@ float64 chunk by chunk, so a 4.5M-row day is never copied whole.
 
 PCA: the right singular vectors of the centred day matrix are the eigenvectors
 of its centred scatter matrix, in the same order. Singular vectors are only
-defined up to sign, and with per-day bases the signs change theta_bar, so one
-convention is fixed here: each axis is flipped to make its largest-magnitude
-entry positive.
+defined up to sign, and with per-day bases the signs change theta_bar. The
+published runs kept the signs numpy's SVD of the centred day matrix returns
+(LAPACK's choice), so by default (`pca_signs="numpy"`) each day's axes are
+taken from exactly that SVD; `pca_signs="fixed"` flips each axis to make its
+largest-magnitude entry positive instead (reproducible across LAPACK builds,
+not the published protocol). The instance metadata records which was used.
+With one shared basis the signs cannot change theta_bar or any reward; it is
+always sign-fixed.
 """
 from __future__ import annotations
 
@@ -28,7 +33,8 @@ MEDIUM_BAND = (1.0, 0.05)   # medium rows: reward in (max - 1.0, max - 0.05)
 PCA_VARIANTS = ("per_day", "shared")
 MAX_DRAWS = 1000
 STATS_CHUNK = 1 << 18
-PCA_SIGN_RULE = "each axis flipped so that its largest-magnitude entry is positive"
+PCA_SIGNS = {"numpy": "as numpy's SVD of the centred day matrix returns them (published)",
+             "fixed": "each axis flipped so that its largest-magnitude entry is positive"}
 
 
 def outer_features(U: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -90,15 +96,28 @@ def pca_basis(stats: DayStats, k: int = PCA_DIM) -> tuple[np.ndarray, float]:
     return V, explained
 
 
+def svd_basis(z, k: int = PCA_DIM) -> tuple[np.ndarray, float]:
+    """(V, explained) from numpy's SVD of the centred day matrix, signs as it returns them."""
+    Z = np.asarray(z, np.float64)
+    if len(Z) <= k:
+        raise UserError(f"PCA to {k} dimensions needs more than {k} rows, got {len(Z)}")
+    _, sing, vt = np.linalg.svd(Z - Z.mean(axis=0), full_matrices=False)
+    power = sing ** 2
+    return vt[:k].copy(), float(power[:k].sum() / power.sum()) if power.sum() > 0 else 1.0
+
+
 def ridge_theta(V: np.ndarray, stats: DayStats, lam: float = RIDGE_LAMBDA) -> np.ndarray:
     """theta = (Z^T Z + lam I)^-1 Z^T y with Z = z V^T, the projection of the uncentred z."""
     A = V @ stats.gram @ V.T + lam * np.eye(len(V))
     return np.linalg.solve(A, V @ stats.zty)
 
 
-def fit_day_thetas(stats: list[DayStats], pca: str) -> tuple[list[np.ndarray], np.ndarray, list[float]]:
-    """(bases, thetas): one basis per day ('per_day', as published) or one for all ('shared')."""
-    if pca == "per_day":
+def fit_day_thetas(stats: list[DayStats], pca: str, day_bases=None) -> tuple[list[np.ndarray], np.ndarray, list[float]]:
+    """(bases, thetas): one basis per day ('per_day', as published) or one for all ('shared').
+    day_bases: per-day (V, explained) already fitted (the published SVD signs)."""
+    if pca == "per_day" and day_bases is not None:
+        fitted = list(day_bases)
+    elif pca == "per_day":
         fitted = [pca_basis(s) for s in stats]
     elif pca == "shared":
         fitted = [pca_basis(merge_stats(stats))] * len(stats)
@@ -161,17 +180,24 @@ def load_days(paths) -> tuple[list[str], list[dict], bool]:
     return [p for _, p, _ in metas], [m for _, _, m in metas], synthetic.pop()
 
 
-def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, summary_path=None) -> dict:
+def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, summary_path=None,
+                         pca_signs: str = "numpy") -> dict:
     """Steps 3-6 of spec section E; writes the instance .npz (and summary JSON); returns the summary."""
     if pca not in PCA_VARIANTS:
         raise UserError(f"unknown PCA variant {pca!r}; valid variants are: {', '.join(PCA_VARIANTS)}")
+    if pca_signs not in PCA_SIGNS:
+        raise UserError(f"unknown PCA sign rule {pca_signs!r}; valid rules are: {', '.join(PCA_SIGNS)}")
+    if pca == "shared":
+        pca_signs = "fixed"   # signs of a shared basis change nothing
     paths, metas, synthetic = load_days(day_files)
-    stats = []
+    stats, svd_bases = [], []
     for p in paths:   # one day in memory at a time
         z, clicks, _ = r6a.load_day_npz(p)
         stats.append(day_stats(z, clicks))
+        if pca == "per_day" and pca_signs == "numpy":
+            svd_bases.append(svd_basis(z))
         del z, clicks
-    bases, thetas, explained = fit_day_thetas(stats, pca)
+    bases, thetas, explained = fit_day_thetas(stats, pca, svd_bases or None)
     theta_bar = thetas.mean(axis=0)
     z1, _, _ = r6a.load_day_npz(paths[0])
     rewards = row_rewards(z1, bases[0], theta_bar)
@@ -181,7 +207,8 @@ def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, su
     source = r6a.SYNTHETIC_SOURCE if synthetic else r6a.REAL_SOURCE
     schedule = cycle_thetas(thetas, L, T)
     meta = {"name": "yahoo_r6a_synthetic" if synthetic else "yahoo_r6a", "source": source,
-            "synthetic": synthetic, "pca": pca, "pca_dim": PCA_DIM, "pca_sign_rule": PCA_SIGN_RULE,
+            "synthetic": synthetic, "pca": pca, "pca_dim": PCA_DIM, "pca_signs": pca_signs,
+            "pca_sign_rule": PCA_SIGNS[pca_signs],
             "ridge_lambda": RIDGE_LAMBDA, "seed": seed, "L": L, "T": T,
             "days": [m.get("day") for m in metas], "day_1_rows": [int(r) for r in rows]}
     inst = LinearInstance(name=meta["name"], X=X, thetas=schedule, noise_sd=1.0, meta=meta)
@@ -214,6 +241,8 @@ def main_instance(argv=None) -> int:
                                 description="PCA, per-day ridge and arm set -> the Fig. 2b instance")
     p.add_argument("--days", required=True, nargs="+", type=Path, help="the seven yahoo-parse outputs")
     p.add_argument("--pca", required=True, choices=PCA_VARIANTS)
+    p.add_argument("--pca-signs", default="numpy", choices=tuple(PCA_SIGNS),
+                   help="numpy: the signs numpy's SVD returns (published); fixed: largest entry positive")
     p.add_argument("--L", required=True, type=int, help="rounds per day")
     p.add_argument("--T", type=int, default=21000)
     p.add_argument("--seed", required=True, type=int, help="seed of the arm-set draw")
@@ -222,7 +251,8 @@ def main_instance(argv=None) -> int:
     args = p.parse_args(argv)
     if len(args.days) != 7:
         raise UserError(f"--days needs the seven parsed days (May 1-7), got {len(args.days)} files")
-    summary = build_yahoo_instance(args.days, args.pca, args.L, args.T, args.seed, args.out, args.summary)
+    summary = build_yahoo_instance(args.days, args.pca, args.L, args.T, args.seed, args.out, args.summary,
+                                   args.pca_signs)
     print(f"instance ({summary['source']}, PCA {args.pca}): best arm {summary['best_arm']}, "
           f"min gap {summary['min_gap']:.4g} -> {args.out}")
     return 0

@@ -27,12 +27,21 @@ def rage_levels(est, m: int = 15, first_threshold: float = 0.5):
     return np.where(used, masks_to_keys(masks), 0)
 
 
+def rank_descending(values):
+    """Indices along the last axis by value, largest first, ties in
+    *decreasing* index: the published numpy.flip(numpy.argsort(values))
+    (spec F). A stable ascending sort keeps ties in increasing index, so its
+    reverse has them in decreasing index whatever numpy's default kernel does."""
+    return np.flip(np.argsort(values, axis=-1, kind="stable"), axis=-1)
+
+
 def sorted_prefixes(est, active_masks):
-    """Arms of each trial's active set sorted by estimate (descending); row
-    j of the result is the key of the j best arms (j = 0..K)."""
+    """Arms of each trial's active set ranked by estimate (rank_descending);
+    row j of the result is the key of the j best arms (j = 0..K)."""
     n, K = est.shape
+    # Inactive arms at -inf sort first ascending, so last after the flip.
     ranked = np.where(active_masks, est, -np.inf)
-    order = np.argsort(-ranked, axis=1, kind="stable")
+    order = rank_descending(ranked)
     prefix = np.zeros((n, K + 1), dtype=np.int64)
     prefix[:, 1:] = np.cumsum(np.int64(1) << order.astype(np.int64), axis=1)
     return prefix

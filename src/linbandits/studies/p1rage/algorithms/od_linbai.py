@@ -2,17 +2,22 @@
 
 ceil(log2 d) epochs; each pulls the G-optimal design of the active arms
 (in the subspace they span) m times, rounded up, as a batch in random order,
-fits OLS and keeps the ceil(d / 2^r) best. The projection and design of an
-epoch depend only on which arms survived so far, so they are computed once
-per distinct history of active sets, and the designs of all new histories
-of one shape are solved in one batch.
+fits OLS and keeps the ceil(d / 2^r) best. As published (spec F), the
+survivors stay in ranked order (value descending, ties in decreasing
+position): the rows of the active matrix follow it, so Frank-Wolfe's
+first-maximum rules and the next epoch's tie order see that order. The
+projection and design of an epoch depend only on the ordered survivors so
+far, so they are computed once per distinct history of ordered active
+sets, and the designs of all new histories of one shape are solved in one
+batch.
 """
 import math
 
 import numpy as np
 
 from linbandits.studies.p1rage.algorithms.base import Algorithm
-from linbandits.designs import exact_design, frank_wolfe_designs, keys_to_masks, masks_to_keys
+from linbandits.designs import exact_design, frank_wolfe_designs
+from linbandits.studies.p1rage.algorithms.elimination import rank_descending
 
 
 class ODLinBAI(Algorithm):
@@ -31,12 +36,14 @@ class ODLinBAI(Algorithm):
         return n_ep, (T - reserved) / n_ep
 
     def coords(self, history: tuple):
-        """Active arms, their coordinates, and the dimension after `history`:
+        """Active arms (in ranked order), their coordinates, and the dimension
+        after `history` (a tuple of ordered arm tuples, one per elimination):
         project onto the top right singular vectors when the rank drops."""
         if history not in self._coords:
             parent_arms, parent_coords, parent_dim = self.coords(history[:-1])
-            arms = np.flatnonzero(keys_to_masks(history[-1], self.K))
-            coords = parent_coords[np.searchsorted(parent_arms, arms)]
+            arms = np.array(history[-1], dtype=np.int64)
+            position = {int(a): j for j, a in enumerate(parent_arms)}
+            coords = parent_coords[[position[int(a)] for a in arms]]
             dim = parent_dim
             rank = np.linalg.matrix_rank(coords)
             if rank < parent_dim:
@@ -89,13 +96,10 @@ class ODLinBAI(Algorithm):
                 if not np.array_equal(pulled[i, arms], c):  # the budget ran out mid-batch
                     pinv = np.linalg.pinv(coords.T @ (pulled[i, arms][:, None] * coords), hermitian=True)
                 est = coords @ (pinv @ (coords.T @ sums[i, arms]))
-                if len(arms) > keep:
-                    arms = np.sort(arms[np.argsort(-est, kind="stable")[:keep]])
+                arms = arms[rank_descending(est)[:keep]]
                 if len(arms) == 1:
                     recommended[i], live[i] = arms[0], False
                 else:
-                    mask = np.zeros(K, dtype=bool)
-                    mask[arms] = True
-                    histories[i] = histories[i] + (int(masks_to_keys(mask)),)
+                    histories[i] = histories[i] + (tuple(int(a) for a in arms),)
         # ceil(d / 2^n_ep) == 1, so every trial has ended by now.
         return recommended, None

@@ -1,0 +1,29 @@
+"""Every planted bug of planted_bugs.py must make the exact replay fail for
+at least one of the algorithms it names, on the stationary or the
+oscillating replay instance; unplanted, test_p1rage_replay.py shows the
+replay passes."""
+import pytest
+from planted_bugs import BUGS
+from replay import replay_instance, replay_mismatches
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
+def test_planted_bug_makes_the_replay_fail(bug, monkeypatch):
+    bug.plant(monkeypatch)
+    caught = []
+    for stationary in (False, True):
+        for name in bug.algorithms:
+            if replay_mismatches(name, replay_instance(stationary)):
+                caught.append((name, stationary))
+                break
+        if caught:
+            break
+    assert caught, f"{bug.name} went unnoticed by the replay"
+
+
+def test_bug_names_are_unique_and_cover_the_issue_list():
+    names = [b.name for b in BUGS]
+    assert len(set(names)) == len(names)
+    assert {"p1_loop_never_applies_its_mixture", "first_update_after_round_E_minus_1", "rage_first_threshold_one",
+            "mixed_peace_ranks_by_epoch_only_estimate", "iid_pulls_meet_theta_bar",
+            "theta_t_shifted_by_one_round", "ties_ranked_in_increasing_index"} <= set(names)
