@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lingape_oracle as oracle
-from cases import canonical, pm1_sets, random_bai, soare_wide
+from lingape_cases import canonical, pm1_sets, random_bai, soare_wide
 from linbandits.studies.lingape import streams
 from linbandits.studies.lingape.algorithms import LinGapE, XYAdaptive, XYOracle, XYStatic
 from linbandits.studies.lingape.designs import ratio_table

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import lingape_oracle as oracle
-from cases import canonical, random_bai
+from lingape_cases import canonical, random_bai
 from linbandits.studies.lingape import kernels as kn
 from linbandits.studies.lingape import streams
 from linbandits.studies.lingape.algorithms import LinGapE, XYStatic
