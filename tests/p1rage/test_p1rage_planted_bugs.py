@@ -1,10 +1,10 @@
-"""Every planted bug of planted_bugs.py must make the exact replay fail for
+"""Every planted bug of p1rage_planted_bugs.py must make the exact replay fail for
 at least one of the algorithms it names, on the stationary or the
 oscillating replay instance; unplanted, test_p1rage_replay.py shows the
 replay passes."""
 import pytest
-from planted_bugs import BUGS
-from replay import replay_instance, replay_mismatches
+from p1rage_planted_bugs import BUGS
+from p1rage_replay import replay_instance, replay_mismatches
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])

@@ -1,12 +1,12 @@
 """Exact replay: engine and round-by-round oracle read one injected random
-stream (tests/p1rage/replay.py) and must produce the same trials: every
+stream (tests/p1rage/p1rage_replay.py) and must produce the same trials: every
 i.i.d. design of every round, every planned batch, the recommendation and
 the final estimate, to 1e-12. Also the ranking rule of spec F."""
 import numpy as np
 import pytest
 from p1rage_oracle import algorithms as oracle
 from p1rage_oracle import frank_wolfe as oracle_fw
-from replay import replay_instance, replay_mismatches
+from p1rage_replay import replay_instance, replay_mismatches
 
 from linbandits.designs import keys_to_masks
 from linbandits.studies.p1rage.algorithms import ALGORITHMS, make_algorithm

@@ -7,7 +7,7 @@ import pytest
 from linbandits.catalogue import build_instance, make_algorithm
 from linbandits.problems.linear import LinearInstance
 
-from replay import mismatch, oracle_bob, oracle_exp3s, oracle_sw_ucb
+from swucb_replay import mismatch, oracle_bob, oracle_exp3s, oracle_sw_ucb
 
 SEED = 424242
 

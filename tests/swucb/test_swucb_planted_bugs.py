@@ -5,8 +5,8 @@ import pytest
 
 from linbandits.catalogue import build_instance, make_algorithm
 
-from planted_bugs import PLANTED
-from replay import mismatch, oracle_bob, oracle_sw_ucb
+from swucb_planted_bugs import PLANTED
+from swucb_replay import mismatch, oracle_bob, oracle_sw_ucb
 
 SEED = 77
 
