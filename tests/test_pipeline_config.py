@@ -88,3 +88,18 @@ def test_enabled_studies_and_fixed_experiment_seeds(config):
     config["studies"]["p1rage"]["experiments"]["malicious"]["seed"] = 5
     assert pipeline.job_seed(config, "malicious", "single") == 5
     assert pipeline.job_seed(config, "multi_sto", "single") != 5
+
+
+@pytest.mark.parametrize("given, expected", [("true", True), ("True", True), ("false", False), (True, True)])
+def test_preview_switch_from_the_command_line(config, given, expected):
+    # `--config preview=true` arrives as the string 'true'
+    config["preview"] = given
+    pipeline.validate_config(config, SCHEMA)
+    assert config["preview"] is expected
+    assert pipeline.prefix(config) == ("preview/" if expected else "")
+
+
+def test_a_misspelled_boolean_is_still_refused(config):
+    config["preview"] = "yes please"
+    with pytest.raises(UserError, match="preview"):
+        pipeline.validate_config(config, SCHEMA)

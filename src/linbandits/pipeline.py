@@ -273,6 +273,7 @@ def validate_config(config, schema_path) -> None:
 
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
+    coerce_command_line_booleans(config, schema)
     errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         raise UserError(describe_schema_error(errors[0]))
@@ -286,6 +287,16 @@ def validate_config(config, schema_path) -> None:
         if errors:
             raise UserError(describe_schema_error(errors[0], ["studies", study]))
     check_config(config)
+
+
+def coerce_command_line_booleans(config, schema) -> None:
+    """`snakemake --config preview=true` gives the string 'true' (Snakemake reads
+    --config values with YAML's base loader, where only True/False are booleans);
+    top-level boolean keys accept true/false in any case."""
+    for key, prop in schema.get("properties", {}).items():
+        value = config.get(key)
+        if prop.get("type") == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+            config[key] = value.lower() == "true"
 
 
 def describe_schema_error(err, base=()) -> str:

@@ -73,7 +73,7 @@ OPKB_LABEL_JSON = _opkb_quote(_opkb_json.dumps(OPKB_LABELS))
 OPKB_REPORT = (
     "linbandits opkb-report --summaries {input.summaries} {params.tuning} --figures {params.figures} --labels {params.labels} "
     "--figure-dir {params.figure_dir} --table-stem {params.table} --claims-stem {params.claims} {params.neural} "
-    "--neural-note {params.neural_note} "
+    "--neural-note {params.neural_note} --preview {params.preview} "
     "> {log} 2>&1"
 )
 
@@ -114,6 +114,7 @@ rule opkb_report:
         claims=OPKB_CLAIMS,
         neural=lambda w, input: "--neural-run" if any(p in OPKB_NEURAL_SUMMARIES for p in input.summaries) else "",
         neural_note=OPKB_NEURAL_NOTE,
+        preview=_opkb_quote(preview_note()),
         tuning=lambda w, input: f"--tuning {input.tuning[0]}" if input.tuning else "",
     log:
         f"{PREFIX}logs/{OPKB}/report.log",
@@ -149,6 +150,7 @@ rule opkb_report_neural:
         claims=OPKB_NEURAL_DIR + "/claims",
         neural="--neural-run",
         neural_note=OPKB_NEURAL_NOTE,
+        preview=_opkb_quote(preview_note()),
         tuning=lambda w, input: f"--tuning {input.tuning[0]}" if input.tuning else "",
     log:
         f"{PREFIX}logs/{OPKB}/report_neural.log",

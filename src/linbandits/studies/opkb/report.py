@@ -147,7 +147,8 @@ def judge_tuning(claim: dict, tuning: dict | None) -> dict:
     return result(claim, test_text, [f"best window {window}", f"best discount {eta}"], verdict)
 
 
-def draw_figure(summaries: dict, panels: list[dict], labels: dict, stem: str, title: str, note: str | None):
+def draw_figure(summaries: dict, panels: list[dict], labels: dict, stem: str, title: str, note: str | None,
+                preview: str = ""):
     from matplotlib.figure import Figure
 
     from linbandits.plotting import STYLE, add_figure_legend, mark_preview, save_figure, set_panel_title
@@ -177,7 +178,9 @@ def draw_figure(summaries: dict, panels: list[dict], labels: dict, stem: str, ti
             ax.set_ylabel("cumulative regret")
             set_panel_title(ax, panel.get("title", exp), note or None)
         add_figure_legend(fig)
-        if title:
+        if preview:  # a preview banner must not be lost behind the figure's own title
+            mark_preview(fig, preview + (f"\n{title}" if title else ""))
+        elif title:
             fig.suptitle(title)
         save_figure(fig, stem)
 
@@ -193,6 +196,7 @@ def main(argv=None) -> int:
     p.add_argument("--tuning", help="JSON file of the opt-in tuning run, if it ran")
     p.add_argument("--neural-run", action="store_true", help="the neural variants' runs are among the summaries")
     p.add_argument("--neural-note", default="", help="the neural runs' deviation, stated on every panel")
+    p.add_argument("--preview", default="", help="banner of a preview run (reduced run counts), on every figure")
     args = p.parse_args(argv)
     summaries = read_summaries(args.summaries)
     labels = json.loads(args.labels)
@@ -201,7 +205,7 @@ def main(argv=None) -> int:
                 f"{args.table_stem}.tex", exact_columns=("n_runs", "T"))
     for name, spec in figures.items():
         draw_figure(summaries, spec["panels"], labels, f"{args.figure_dir}/{name}", spec.get("title", ""),
-                    args.neural_note if args.neural_run else NOT_RUN_NOTE.split(":")[0])
+                    args.neural_note if args.neural_run else NOT_RUN_NOTE.split(":")[0], args.preview)
     tuning = json.loads(Path(args.tuning).read_text()) if args.tuning and Path(args.tuning).exists() else None
     results = [judge(c, summaries, labels, tuning) for c in load_claims(CLAIMS_TABLE)]
     write_claims(results, f"{args.claims_stem}.md", f"{args.claims_stem}.json", study="opkb",
