@@ -16,34 +16,43 @@ A513 = "|109513 2:0.211406 3:0.000011 4:0.002456 5:0.767734 6:0.018393 1:1.00000
 A509 = "|109509 2:0.421669 3:0.000011 4:0.010902 5:0.309585 6:0.257833 1:1.000000"
 VALID = f"1241160900 109513 0 {USER} {A498} {A513} {A509}"
 
-# (line, reason or None for kept): every malformed kind written out by hand.
+# (line, reason or None for kept): every kind of line written out by hand, with the
+# reason the published reading (spec E amended) gives it.
 LINES = [
     (VALID, None),
     (f"1241160901 109498 1 {USER} {A498} {A513} {A509}\r", None),                      # CRLF
     ("1241160902 109509 0 |user 1:1.000000 6:0.5 5:0.5 4:0 3:0 2:0 " + f"{A498} {A509}", None),  # any order
-    (f"1241160903 109513 0 {USER} {A498.replace('3:', '9:')} {A513} {A509}", None),   # other block bad: kept
+    (f"1241160903 109513 0 {USER} {A498.replace('3:', '9:')} {A513} {A509}", None),   # other block bad: not read
+    (f"1241160920 109513 0 {USER} 3:0.5 {A498} {A513} {A509}", None),                 # 7th token: not read
+    (f"1241160921 109513 0 {USER.replace('3:0.000000', '2:0.5')} {A498} {A513} {A509}", None),  # slot 3 stays 0
+    ("1241160922 109513 0 |user 1:1.0 2:0.5 7:0.1 4:0.2 |109513 1:1.0 2:0.25 3:0.5 4:0 5:0 6:0.25 "
+     + A509, None),                                                                    # stop at 7; slots 3..6 stay 0
+    (f"1241160923 109513 0 {USER} {A498} {A513} |109509 2:0.421669 3:0.00", None),    # cut after the displayed block
     ("", "blank"),
     ("   \t", "blank"),
     ("\r", "blank"),
     ("1241160904 1095", "truncated"),
-    (f"1241160905 109513 0 {USER} {A498} {A513} |109509 2:0.421669 3:0.00", "truncated"),
-    (f"1241160906 109513 0 {USER} {A498} {A513} |1095", "truncated"),
+    (f"1241160905 109509 0 {USER} {A498} {A513} |109509 2:0.421669 3:0.00", "truncated"),
+    (f"1241160906 109509 0 {USER} {A498} {A513} |109509 2:0.421669 3:", "truncated"),
     ("1241160907 109513 0 |user 2:0.000012 3:", "truncated"),
     (f"1241160908 109513 2 {USER} {A498} {A513} {A509}", "bad_header"),
     (f"1241160909 109513 0 0 {USER} {A498} {A513} {A509}", "bad_header"),
     (f"12411609x9 109513 0 {USER} {A498} {A513} {A509}", "non_numeric"),
     (f"1241160910 109513 0 {USER.replace('3:0.000000', '3:abc')} {A498} {A513} {A509}", "non_numeric"),
     (f"1241160911 109513 0 {USER} {A498} {A513.replace('4:0.002456', '4:nan')} {A509}", "non_numeric"),
-    (f"1241160912 109513 0 {USER.replace('6:', '7:')} {A498} {A513} {A509}", "index_out_of_range"),
+    (f"1241160925 109513 0 {USER.replace('4:0.000006', '4:inf')} {A498} {A513} {A509}", "non_numeric"),
+    (f"1241160912 109513 0 {USER.replace('6:', '8:')} {A498} {A513} {A509}", "index_out_of_range"),
     (f"1241160913 109513 0 {USER} {A498} {A513.replace('2:', '9:')} {A509}", "index_out_of_range"),
-    (f"1241160914 109513 0 {USER} 3:0.5 {A498} {A513} {A509}", "extra_features"),
-    (f"1241160915 109513 0 {USER.replace('5:0.000023 ', '')} {A498} {A513} {A509}", "missing_features"),
-    (f"1241160916 109513 0 {A498} {A513} {A509}", "missing_features"),                 # no |user block
-    (f"1241160917 109513 0 {USER} {A498} {A513.replace(' 1:1.000000', '')} {A509}", "missing_features"),
+    (f"1241160914 109513 0 {USER.replace('6:', '7:')} {A498} {A513} {A509}", "no_constant_feature"),  # 1: after the stop
+    (f"1241160915 109513 0 {USER.replace('5:0.000023 ', '')} {A498} {A513} {A509}", "not_key_value"),
+    (f"1241160917 109513 0 {USER} {A498} {A513.replace(' 1:1.000000', '')} {A509}", "not_key_value"),
+    (f"1241160924 109513 0 {USER} {A498} {A513.replace('4:0.002456', '4=0.002456')} {A509}", "not_key_value"),
+    (f"1241160916 109513 0 {A498} {A513} {A509}", "missing_user_block"),
     (f"1241160918 109999 0 {USER} {A498} {A513} {A509}", "displayed_not_in_candidates"),
     (f"1241160919 109513 0 {USER.replace('1:1.000000', '1:0.000000')} {A498} {A513} {A509}",
      "no_constant_feature"),
 ]
+N_KEPT = sum(why is None for _, why in LINES)
 
 
 def test_hand_written_lines_give_exact_counts():
@@ -51,16 +60,57 @@ def test_hand_written_lines_give_exact_counts():
     expected = {r: sum(1 for _, why in LINES if why == r) for r in r6a.REASONS}
     assert day.qc["skipped_by_reason"] == expected
     assert day.qc["lines_read"] == len(LINES)
-    assert day.qc["lines_kept"] == 4 and day.z.shape == (4, 36)
-    assert day.qc["kept_with_malformed_other_candidate"] == 1
-    np.testing.assert_array_equal(day.clicks, [0, 1, 0, 0])
+    assert day.qc["lines_kept"] == N_KEPT == 8 and day.z.shape == (8, 36)
+    assert day.qc["kept_with_unfilled_slot"] == 2
+    np.testing.assert_array_equal(day.clicks, [0, 1, 0, 0, 0, 0, 0, 0])
     for line, why in LINES:   # the reference classifier agrees line by line
         assert r6a.classify_line(line.encode())[0] == why, line
-    # In any order (so the fast path has seen each candidate section or not), the counts hold.
+    # In any order (so the fast path has seen each candidate section or not), the counts
+    # and the features hold.
     order = np.random.default_rng(0).permutation(3 * len(LINES))
     again = r6a.parse_lines([(LINES * 3)[i][0] for i in order])
     assert again.qc["skipped_by_reason"] == {r: 3 * n for r, n in expected.items()}
-    assert again.qc["lines_kept"] == 12 and again.qc["kept_with_malformed_other_candidate"] == 3
+    assert again.qc["lines_kept"] == 3 * N_KEPT and again.qc["kept_with_unfilled_slot"] == 6
+    kept_order = [i % len(LINES) for i in order if LINES[i % len(LINES)][1] is None]
+    first = {i: row for i, row in zip([i for i, (_, w) in enumerate(LINES) if w is None], day.z)}
+    np.testing.assert_array_equal(again.z, [first[i] for i in kept_order])
+
+
+U_VALID = [1.0, 0.000012, 0.0, 0.000006, 0.000023, 0.999958]    # indices 1..6
+A_513 = [1.0, 0.211406, 0.000011, 0.002456, 0.767734, 0.018393]
+
+
+@pytest.mark.parametrize("line, u, a", [
+    # a 7th token after the six is not read
+    (LINES[4][0], U_VALID, A_513),
+    # a repeated index: the later value wins, the slot no token gives stays 0
+    (LINES[5][0], [1.0, 0.5, 0.0, 0.000006, 0.000023, 0.999958], A_513),
+    # index 7 stops the reading; the displayed block is the first '|109513' block
+    (LINES[6][0], [1.0, 0.5, 0, 0, 0, 0], [1.0, 0.25, 0.5, 0, 0, 0.25]),
+    # the line is cut after the displayed block: the reading is complete
+    (LINES[7][0], U_VALID, A_513),
+])
+def test_published_reading_fills_slots_by_index(line, u, a):
+    reason, rec = r6a.classify_line(line.encode())
+    assert reason is None
+    assert rec[2] == tuple(u) and rec[3] == tuple(a)
+    z = r6a.parse_lines([line]).z
+    np.testing.assert_array_equal(z, np.outer(u, a).reshape(1, 36).astype(np.float32))
+
+
+def test_fast_path_and_reference_agree_on_every_injected_fault():
+    """Each line alone (slow path), and after lines that prime the fast path with its candidate
+    section: a copy of it, and a copy that displays another article of the same section."""
+    for line, why in LINES:
+        head = line.split(" ")
+        other = " ".join([head[0], "109509" if head[1] != "109509" else "109498", *head[2:]]) if len(head) > 3 else ""
+        for primer in ([], [VALID, line.replace("1241160", "1241161", 1), other]):
+            day = r6a.parse_lines(primer + [line])
+            ref = [r6a.classify_line(ln.encode()) for ln in primer + [line]]
+            kept = [rec for reason, rec in ref if reason is None]
+            assert day.qc["skipped_by_reason"] == {r: sum(x == r for x, _ in ref) for r in r6a.REASONS}, line
+            want = np.array([np.outer(k[2], k[3]).ravel() for k in kept], np.float32).reshape(-1, 36)
+            np.testing.assert_array_equal(day.z, want)
 
 
 def test_features_are_the_user_major_outer_product():
@@ -210,8 +260,8 @@ def test_fast_path_agrees_with_the_reference_classifier(corpus):
     reasons = [r6a.classify_line(ln)[0] for ln in lines]
     assert fast.qc["skipped_by_reason"] == {r: reasons.count(r) for r in r6a.REASONS}
     kept = [r6a.classify_line(ln)[1] for ln in lines if r6a.classify_line(ln)[0] is None]
-    U = np.array([k[2] for k in kept])[:, r6a.CANON_TO_INDEX_ORDER]
-    A = np.array([k[3] for k in kept])[:, r6a.CANON_TO_INDEX_ORDER]
+    U = np.array([k[2] for k in kept])
+    A = np.array([k[3] for k in kept])
     np.testing.assert_array_equal(fast.z, features.outer_features(U, A).astype(np.float32))
 
 

@@ -72,7 +72,7 @@ def cmd_parse(args) -> int:
         qc["matches_generator_counts"] = all(qc[k] == v for k, v in expected.items())
     meta = {"day": day, "file": path.name, "synthetic": is_synthetic, "source": qc["source"],
             "z_layout": "outer(u, a) flattened user-major, feature indices 1..6; z[0] = u_1 a_1",
-            "qc": qc}
+            "reading": r6a.READING, "qc": qc}
     r6a.write_day_npz(args.out, parser, meta)
     r6a.atomic_write_json(args.qc, qc)
     print(f"{day}: {qc['lines_kept']} of {qc['lines_read']} lines kept -> {args.out}")
@@ -103,10 +103,10 @@ def cmd_qc(args) -> int:
         raise UserError("the QC files mix the real R6A data and the synthetic stand-in")
     is_synthetic = flags.pop()
     totals = {k: sum(q[k] for q in days.values())
-              for k in ("lines_read", "lines_kept", "lines_skipped", "kept_with_malformed_other_candidate", "clicks")}
+              for k in ("lines_read", "lines_kept", "lines_skipped", "kept_with_unfilled_slot", "clicks")}
     totals["skipped_by_reason"] = {r: sum(q["skipped_by_reason"].get(r, 0) for q in days.values())
                                    for r in r6a.REASONS}
-    merged = {"synthetic": is_synthetic, "source": r6a.SYNTHETIC_SOURCE if is_synthetic else r6a.REAL_SOURCE,
+    merged = {"reading": r6a.READING, "synthetic": is_synthetic, "source": r6a.SYNTHETIC_SOURCE if is_synthetic else r6a.REAL_SOURCE,
               "days": dict(sorted(days.items())), "totals": totals}
     r6a.atomic_write_json(args.out, merged)
     print(f"{len(days)} days: {totals['lines_kept']} of {totals['lines_read']} lines kept -> {args.out}")

@@ -4,15 +4,23 @@ Line format (spec section E):
 
     <timestamp> <displayed id> <click> |user 2:v 3:v 4:v 5:v 6:v 1:1.000000 |<id> 2:v ... 1:v |<id> ...
 
-A line is kept when its user block and the displayed article's block each hold
-the six indices 1..6 exactly once with finite values, the displayed article is
-one of the candidate blocks and both constant features are > 0 (z[0] > 0).
-Anything else is skipped and counted under one reason, the first that applies
-in this order: blank; truncated (the line's last block is cut off); the header;
-the user block; the displayed article's presence; its block; z[0] > 0. Within a
-block: non_numeric, index_out_of_range, extra_features, missing_features.
-A malformed block of a candidate that was not displayed does not change z, so
-such a line is kept and only counted.
+Each line is read as the published scripts read it (spec E, amended): the user
+vector u from at most the 6 tokens after the `|user` marker, the displayed
+article's vector a from at most the 6 tokens after the first `|<displayed id>`
+marker; a token `k:v` puts v in slot k-1, a token with index 7 stops the
+reading, slots no token filled stay 0, and tokens after the six are not read
+(so a 7th feature, or a malformed block of an article that was not displayed,
+changes nothing). z = outer(u, a); the only filter is z[0] = u_1 a_1 > 0.
+
+A line the published reader cannot parse at all is skipped and counted under
+the first reason met in reading order: blank; truncated (no block marker at all);
+the header (bad_header, non_numeric); the `|user` marker (missing_user_block);
+u's tokens; the displayed marker (displayed_not_in_candidates); a's tokens;
+then z[0] > 0 (no_constant_feature). Within a vector's tokens the first bad
+token decides: not_key_value, index_out_of_range (above 7 or below 1),
+non_numeric (a value float() refuses, or nan/inf); a bad token that is the
+line's last token, or a line that ends before six tokens were read without an
+index-7 stop, is truncated.
 """
 from __future__ import annotations
 
@@ -38,19 +46,22 @@ REAL_SOURCE = "Yahoo! Webscope R6A (ydata-fp-td-clicks-v1_0)"
 # The synthetic generator also stamps this into each file's gzip header, so a
 # synthetic file copied away from its marker is still recognised.
 SYNTHETIC_GZIP_NAME_PREFIX = b"SYNTHETIC-R6A-STANDIN"
+READING = "published (spec E amended: at most 6 tokens per vector, stop at index 7, missing slots 0)"
 
-# Skip reasons (the QC keys).
+# Skip reasons (the QC keys), in reading order.
 REASONS = (
     "blank",                        # empty or whitespace-only line
-    "truncated",                    # no block at all, or the line's last block is cut off
-    "bad_header",                   # not exactly 'timestamp id click', or click not 0/1
-    "non_numeric",                  # a number that does not parse or is not finite
-    "index_out_of_range",           # a feature index above 6 (or below 1)
-    "extra_features",               # more than six features / an index twice
-    "missing_features",             # fewer than six features, or no |user block
-    "displayed_not_in_candidates",  # the displayed id has no candidate block
-    "no_constant_feature",          # z[0] = u_1 * a_1 is not > 0
+    "truncated",                    # no block marker at all, or the line ends inside a vector's tokens
+    "bad_header",                   # not exactly 'timestamp id click' before the first block, or click not 0/1
+    "non_numeric",                  # a header number or a value that does not parse or is not finite
+    "missing_user_block",           # no '|user' marker
+    "not_key_value",                # within a vector's 6 tokens, one that is not 'k:v' (e.g. the next marker)
+    "index_out_of_range",           # within a vector's 6 tokens, an index above 7 (or below 1)
+    "displayed_not_in_candidates",  # no '|<displayed id>' marker
+    "no_constant_feature",          # z[0] = u_1 * a_1 is not > 0 (also when slot 1 stayed 0)
 )
+VECTOR_TOKENS = 6
+STOP_INDEX = 7
 # Order of the six values inside a parsed block: the order the files use, so the
 # common case needs no reordering; CANON_TO_INDEX_ORDER restores 1..6 at the end.
 CANON_INDICES = (2, 3, 4, 5, 6, 1)
@@ -61,8 +72,7 @@ FEATURE_PREFIXES = [t + b":" for t in CANON_TOKENS]
 _first_two = operator.itemgetter(slice(None, 2))
 _after_two = operator.itemgetter(slice(2, None))
 CHUNK_LINES = 1 << 16
-# Caches only save work; these bounds keep ever-new texts from growing memory.
-MAX_CACHED_BLOCKS = 200_000
+# The cache only saves work; this bound keeps ever-new texts from growing memory.
 MAX_CACHED_SECTIONS = 20_000
 READ_BYTES = 1 << 22
 
@@ -81,67 +91,68 @@ def check_day(day: str) -> str:
 
 # --- one line ---------------------------------------------------------------
 
-def parse_features(tokens) -> tuple[tuple | None, str | None]:
-    """Six 'index:value' tokens -> (values in CANON_INDICES order, None) or (None, reason)."""
-    slots = [None] * 6
-    non_numeric = out_of_range = repeated = False
-    for tok in tokens:
+def read_vector(tokens, start: int):
+    """The published reading of the tokens after a marker at tokens[start - 1].
+
+    Returns (values in index order 1..6, unfilled) or (None, reason); unfilled
+    says some slot was given by no token (an index-7 stop or a repeated index).
+    """
+    window = tokens[start:start + VECTOR_TOKENS]
+    last = len(tokens) - 1
+    slots = [0.0] * 6
+    filled = [False] * 6
+    for pos, tok in enumerate(window, start):
         key, sep, val = tok.partition(b":")
+        reason = None
         try:
-            idx, x = int(key), float(val)
+            idx = int(key) if sep else None
         except ValueError:
-            non_numeric = True
-            continue
-        if not math.isfinite(x):   # float() takes 'nan' and 'inf'
-            non_numeric = True
-        elif not 1 <= idx <= 6:
-            out_of_range = True
-        elif slots[SLOT_OF_INDEX[idx]] is not None:
-            repeated = True
+            idx = None
+        if idx is None:
+            reason = "not_key_value"
+        elif idx == STOP_INDEX:
+            return tuple(slots), not all(filled)
+        elif not 1 <= idx < STOP_INDEX:
+            reason = "index_out_of_range"
         else:
-            slots[SLOT_OF_INDEX[idx]] = x
-    if non_numeric:
-        return None, "non_numeric"
-    if out_of_range:
-        return None, "index_out_of_range"
-    if repeated or len(tokens) > 6:
-        return None, "extra_features"
-    if None in slots:
-        return None, "missing_features"
-    return tuple(slots), None
+            try:
+                x = float(val)
+            except ValueError:
+                x = math.nan
+            if not math.isfinite(x):   # float() takes 'nan' and 'inf'
+                reason = "non_numeric"
+            else:
+                slots[idx - 1] = x
+                filled[idx - 1] = True
+        if reason:
+            # A bad last token of the line is one cut by a truncation.
+            return None, "truncated" if pos == last else reason
+    if len(window) < VECTOR_TOKENS:
+        return None, "truncated"
+    return tuple(slots), not all(filled)
 
 
-def block_is_cut_off(piece: bytes) -> bool:
-    """The last block of a line is cut off when it has fewer than six complete features."""
-    feats = piece.split()[1:]   # drop 'user' / the article id
-    if len(feats) < 6:
-        return True
-    key, _, val = feats[-1].partition(b":")
-    try:
-        int(key), float(val)   # '3:' or '3' (cut inside the last token) fail here
-    except ValueError:
-        return True
-    return False
+def to_canon(values) -> tuple:
+    """Index order 1..6 -> CANON_INDICES order (the order the fast path collects)."""
+    return tuple(values[i - 1] for i in CANON_INDICES)
 
 
-def classify_line(line: bytes, candidate_cache: dict | None = None):
-    """The reference classification of one line (the fast loop in DayParser agrees with it).
+def classify_line(line: bytes):
+    """The reference reading of one line (the fast loop in DayParser agrees with it).
 
     Returns (reason, None) for a skipped line, or (None, (timestamp, click, u, a,
-    other_candidate_malformed)) with u and a in CANON_INDICES order.
-    candidate_cache maps a candidate block's text to its parse result; it only
-    saves work.
+    unfilled)) with u and a in index order 1..6 and unfilled true when a slot of
+    u or a was given by no token.
     """
-    cache = {} if candidate_cache is None else candidate_cache
-    if not line.strip():
+    tokens = line.split()
+    if not tokens:
         return "blank", None
-    pieces = line.split(b" |")
-    if len(pieces) < 2 or block_is_cut_off(pieces[-1]):
+    first_block = next((i for i, t in enumerate(tokens) if t.startswith(b"|")), None)
+    if first_block is None:
         return "truncated", None
-    head = pieces[0].split()
-    if len(head) != 3:
+    if first_block != 3:
         return "bad_header", None
-    ts, art, click = head
+    ts, art, click = tokens[:3]
     try:
         ts_value = int(ts)
         int(art)
@@ -150,45 +161,37 @@ def classify_line(line: bytes, candidate_cache: dict | None = None):
         return "non_numeric", None
     if click not in (b"0", b"1"):
         return "bad_header", None
-    user_tokens = pieces[1].split()
-    if not user_tokens or user_tokens[0] != b"user":
-        return "missing_features", None
-    u, reason = parse_features(user_tokens[1:])
-    if reason:
-        return reason, None
-    displayed = None
-    other_malformed = False
-    shown = art + b" "
-    for piece in pieces[2:]:
-        parsed = cache.get(piece)
-        if parsed is None:
-            parsed = cache[piece] = parse_candidate(piece)
-        # Same test as the fast path's search for ' |<id> ' (the first such block is the displayed one).
-        if displayed is None and (piece == art or piece.startswith(shown)):
-            displayed = parsed
-        elif parsed[2] is not None:
-            other_malformed = True
-    if displayed is None:
-        return "displayed_not_in_candidates", None
-    if displayed[2] is not None:
-        return displayed[2], None
-    a = displayed[1]
-    if not u[5] * a[5] > 0:
-        return "no_constant_feature", None
-    return None, (ts_value, click_value, u, a, other_malformed)
-
-
-def parse_candidate(piece: bytes):
-    """'<id> k:v ...' -> (id bytes, values or None, reason or None)."""
-    tokens = piece.split()
-    if not tokens:
-        return b"", None, "missing_features"
     try:
-        int(tokens[0])
+        user_at = tokens.index(b"|user", 3)
     except ValueError:
-        return tokens[0], None, "non_numeric"
-    values, reason = parse_features(tokens[1:])
-    return tokens[0], values, reason
+        return "missing_user_block", None
+    u, u_unfilled = read_vector(tokens, user_at + 1)
+    if u is None:
+        return u_unfilled, None
+    try:
+        shown_at = tokens.index(b"|" + art, 3)
+    except ValueError:
+        return "displayed_not_in_candidates", None
+    a, a_unfilled = read_vector(tokens, shown_at + 1)
+    if a is None:
+        return a_unfilled, None
+    if not u[0] * a[0] > 0:
+        return "no_constant_feature", None
+    return None, (ts_value, click_value, u, a, u_unfilled or a_unfilled)
+
+
+def section_readings(section: bytes) -> dict:
+    """{article id: (values in CANON order, unfilled)} for the first block of each id in a
+    candidate section (the text of a line from its first candidate marker on), for the
+    ids whose reading succeeds; the windows are those of the whole line, as the section
+    is the line's tail."""
+    tokens = section.split()
+    shown = {}
+    for i, tok in enumerate(tokens):
+        if tok.startswith(b"|") and tok[1:] not in shown:
+            values, unfilled = read_vector(tokens, i + 1)
+            shown[tok[1:]] = None if values is None else (to_canon(values), unfilled)
+    return {k: v for k, v in shown.items() if v is not None}
 
 
 # --- one day ----------------------------------------------------------------
@@ -204,29 +207,28 @@ class DayParser:
     """Feed raw lines (bytes, without '\\n'); finish() returns the day's arrays and counts.
 
     The loop body is a fast path for the common line (its candidate section
-    already seen in a line where every block was well formed, user features in
-    the usual order); every other line goes to classify_line, and the fast path
-    only accepts lines that classify_line would keep with the same values.
+    already read in an earlier line, user features in the usual order and
+    complete); every other line goes to classify_line, and the fast path only
+    accepts lines that classify_line would keep with the same values.
     """
 
     def __init__(self):
         self.counts = dict.fromkeys(REASONS, 0)
         self.lines_read = 0
-        self.other_candidate_malformed = 0
-        self.cache: dict[bytes, tuple] = {}      # candidate block text -> parse_candidate result
-        self.sections: dict[bytes, dict] = {}    # candidate section text -> {article id: values}
+        self.sections: dict[bytes, dict] = {}    # candidate section text -> section_readings
         self.z_chunks: list[np.ndarray] = []
         self.click_chunks: list[np.ndarray] = []
+        self.kept_unfilled = 0
         self.ts_min = self.ts_max = None
 
     def feed(self, lines) -> None:
         sections = self.sections
-        users, arts, clicks, stamps = [], [], [], []
+        users, arts, clicks, stamps, unfilled = [], [], [], [], []
         n_read = 0
         for line in lines:
             n_read += 1
-            # Fast path: the candidate section (everything after the user block) was seen
-            # before in a line whose candidate blocks were all well formed.
+            # Fast path: the candidate section (everything after the user block) was read
+            # before, and the user block is the six usual tokens.
             k = line.find(b" |user ")
             j = line.find(b" |", k + 7) if k > 0 else -1
             try:
@@ -234,57 +236,45 @@ class DayParser:
                 if shown is not None:
                     head = line[:k].split(b" ")
                     if len(head) == 3 and (head[2] == b"0" or head[2] == b"1"):
-                        a = shown.get(head[1])
+                        entry = shown.get(head[1])
                         ut = line[k + 7:j].split(b" ")
-                        if a is not None and list(map(_first_two, ut)) == FEATURE_PREFIXES:
+                        if entry is not None and list(map(_first_two, ut)) == FEATURE_PREFIXES:
                             u = tuple(map(float, map(_after_two, ut)))
                             ts = int(head[0])
                             int(head[1])
                             stamps.append(ts)
                             users.append(u)
-                            arts.append(a)
+                            arts.append(entry[0])
+                            unfilled.append(entry[1])
                             clicks.append(head[2] == b"1")
                             continue
             except ValueError:
                 pass
-            self._slow_line(line, k, j, users, arts, clicks, stamps)
+            self._slow_line(line, k, j, users, arts, clicks, stamps, unfilled)
         self.lines_read += n_read
-        self._add_chunk(users, arts, clicks, stamps)
+        self._add_chunk(users, arts, clicks, stamps, unfilled)
 
-    def _slow_line(self, line, k, j, users, arts, clicks, stamps) -> None:
-        reason, rec = classify_line(line, self.cache)
-        if len(self.cache) > MAX_CACHED_BLOCKS:
-            self.cache.clear()
+    def _slow_line(self, line, k, j, users, arts, clicks, stamps, unfilled) -> None:
+        reason, rec = classify_line(line)
         if reason:
             self.counts[reason] += 1
             return
-        ts, click, u, a, other_malformed = rec
-        self.other_candidate_malformed += other_malformed
-        if not other_malformed and k > 0 and j > 0:
+        ts, click, u, a, gap = rec
+        if k > 0 and j > 0:
             self._remember_section(line[j:])
-        users.append(u)
-        arts.append(a)
+        users.append(to_canon(u))
+        arts.append(to_canon(a))
+        unfilled.append(gap)
         clicks.append(bool(click))
         stamps.append(ts)
 
     def _remember_section(self, section: bytes) -> None:
-        """Map each article id of an all-well-formed candidate section to its values.
-
-        The first block that starts with '<id> ' wins, as in classify_line.
-        """
         if len(self.sections) > MAX_CACHED_SECTIONS:
             self.sections.clear()
-        shown = {}
-        for piece in section[2:].split(b" |"):
-            parsed = self.cache.get(piece) or parse_candidate(piece)
-            if parsed[2] is not None:
-                return
-            art = piece.split(b" ", 1)[0]
-            if art not in shown and piece.startswith(art + b" "):
-                shown[art] = parsed[1]
-        self.sections[section] = shown
+        if section not in self.sections:
+            self.sections[section] = section_readings(section)
 
-    def _add_chunk(self, users, arts, clicks, stamps) -> None:
+    def _add_chunk(self, users, arts, clicks, stamps, unfilled) -> None:
         if not users:
             return
         U = np.array(users, dtype=np.float64)[:, CANON_TO_INDEX_ORDER]
@@ -294,6 +284,7 @@ class DayParser:
         self.counts["non_numeric"] += int((~finite).sum())
         has_constant = finite & (U[:, 0] * A[:, 0] > 0)
         self.counts["no_constant_feature"] += int((finite & ~has_constant).sum())
+        self.kept_unfilled += int(np.array(unfilled, dtype=bool)[has_constant].sum())
         U, A = U[has_constant], A[has_constant]
         z = (U[:, :, None] * A[:, None, :]).reshape(len(U), 36).astype(np.float32)
         self.z_chunks.append(z)
@@ -309,11 +300,12 @@ class DayParser:
         clicks = int(sum(int(c.sum()) for c in self.click_chunks))
         assert kept + sum(self.counts.values()) == self.lines_read
         return {
+            "reading": READING,
             "lines_read": self.lines_read,
             "lines_kept": kept,
             "lines_skipped": sum(self.counts.values()),
             "skipped_by_reason": dict(self.counts),
-            "kept_with_malformed_other_candidate": self.other_candidate_malformed,
+            "kept_with_unfilled_slot": self.kept_unfilled,
             "clicks": clicks,
             "click_rate": clicks / kept if kept else None,
             "timestamp_min": self.ts_min,

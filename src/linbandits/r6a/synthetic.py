@@ -6,8 +6,9 @@ decimals) plus the constant 1:1.000000; about 20 candidate articles per line
 from a pool that changes during the day; the displayed article is uniform among
 the candidates (R6A logged a uniformly random policy); clicks follow a logistic
 model of u^T W_day a whose bias and weights change by day. A sprinkling of
-malformed lines of every kind the parser knows is injected, and their exact
-counts go to SYNTHETIC.json so a parse can be checked against them.
+malformed lines of every kind the reader knows is injected (KIND_REASON: the
+reason the published reading gives each, or kept), and their exact counts go
+to SYNTHETIC.json so a parse can be checked against them.
 """
 from __future__ import annotations
 
@@ -21,12 +22,24 @@ from linbandits.atomic import atomic_output
 from linbandits.errors import UserError
 from linbandits.r6a import reader as r6a
 
-# Injected kinds: each is the QC reason the parser must report, except
-# "other_candidate_malformed" (kept, only counted) and CRLF endings (kept).
-SKIPPED_KINDS = ("blank", "truncated", "bad_header", "non_numeric", "index_out_of_range",
-                 "extra_features", "missing_features", "displayed_not_in_candidates",
-                 "no_constant_feature")
-KEPT_KIND = "other_candidate_malformed"
+# Injected kinds -> the QC reason the published reading must give (None: kept).
+# CRLF endings are kept too.
+KIND_REASON = {
+    "blank": "blank",
+    "truncated": "truncated",
+    "bad_header": "bad_header",
+    "non_numeric": "non_numeric",
+    "missing_user_block": "missing_user_block",
+    "not_key_value": "not_key_value",              # a vector with 5 tokens: the 6th is the next marker
+    "index_out_of_range": "index_out_of_range",    # an index 8 or 9
+    "displayed_not_in_candidates": "displayed_not_in_candidates",
+    "no_constant_feature": "no_constant_feature",
+    "index7_stop": "no_constant_feature",          # the stop leaves slot 1 (the last token) at 0
+    "other_candidate_malformed": None,             # not read: kept
+    "extra_feature": None,                         # a 7th token after the six: not read, kept
+    "repeated_index": None,                        # kept, one slot left 0
+}
+KINDS = tuple(KIND_REASON)
 WEEK_ARTICLES = 60
 MIN_LINES = 100
 GEN_CHUNK = 20_000
@@ -71,8 +84,8 @@ def generate_day_lines(week: WeekModel, seed: int, day_index: int, n_lines: int,
     ctr = rng.uniform(0.025, 0.06)
     W_day = week.W + rng.normal(0.0, 0.7, week.W.shape)
     bias = calibrate_bias(week, W_day, ctr, rng)
-    per_kind = max(1, int(round(malformed_rate * n_lines / (len(SKIPPED_KINDS) + 1))))
-    kinds = list(SKIPPED_KINDS) + [KEPT_KIND]
+    per_kind = max(1, int(round(malformed_rate * n_lines / len(KINDS))))
+    kinds = list(KINDS)
     chosen = rng.permutation(n_lines)[:per_kind * len(kinds)]
     injected = {int(i): kinds[j // per_kind] for j, i in enumerate(chosen)}
     crlf = set(rng.choice(n_lines, size=n_lines // 100, replace=False).tolist()) - set(injected)
@@ -131,12 +144,13 @@ def day_chunk(week, pool, pool_text, lines, stamps, bias, W_day, injected, crlf,
 
 
 def malformed_line(kind, week, pool, shown, header, u, rng) -> str:
-    """One line with exactly the defect `kind` (the parser's reason for it)."""
+    """One line with exactly the defect `kind` (KIND_REASON gives what the reading must say)."""
     user = feature_tokens(u)
     cands = [(str(week.ids[a]), feature_tokens(week.features[a])) for a in pool]
-    if kind in ("missing_features", "non_numeric", "index_out_of_range", "extra_features"):
+    if kind in ("not_key_value", "non_numeric", "index_out_of_range", "extra_feature", "repeated_index",
+                "index7_stop"):
         # Damage the displayed block only when it is not the line's last block, where
-        # a missing feature would read as a truncated line.
+        # a short block or a bad last token reads as a truncated line.
         shown = int(rng.integers(len(pool) - 1))
         header[1] = cands[shown][0]
     target = user if rng.random() < 0.5 else cands[shown][1]
@@ -144,7 +158,7 @@ def malformed_line(kind, week, pool, shown, header, u, rng) -> str:
     if kind == "blank":
         return str(rng.choice(["", "   ", "\t"]))
     if kind == "truncated":
-        return truncated_line(header, user, cands, rng)
+        return truncated_line(header, user, cands, shown, rng)
     if kind == "bad_header":
         if rng.random() < 0.5:
             header[2] = "2"
@@ -157,36 +171,37 @@ def malformed_line(kind, week, pool, shown, header, u, rng) -> str:
         else:
             target[j] = target[j][:2] + ("nan" if how == 1 else "0.1x2" if how == 2 else "abc")
     elif kind == "index_out_of_range":
-        target[j] = str(rng.integers(7, 10)) + target[j][1:]
-    elif kind == "extra_features":
-        target.insert(int(rng.integers(len(target))), target[j])
-    elif kind == "missing_features":
-        if rng.random() < 0.2:
-            user = None   # no |user block at all
-        else:
-            del target[int(rng.integers(6))]
+        target[j] = str(rng.integers(8, 10)) + target[j][1:]
+    elif kind == "not_key_value":
+        del target[int(rng.integers(6))]
+    elif kind == "missing_user_block":
+        user = None
     elif kind == "displayed_not_in_candidates":
         header[1] = str(week.ids[next(a for a in range(WEEK_ARTICLES) if a not in pool)])
     elif kind == "no_constant_feature":
         target[5] = "1:0.000000"
-    elif kind == KEPT_KIND:
+    elif kind == "index7_stop":
+        target[j] = "7" + target[j][1:]
+    elif kind == "extra_feature":
+        target.append(target[j])
+    elif kind == "repeated_index":
+        target[j] = target[(j + 1) % 5][:2] + target[j][2:]
+    elif kind == "other_candidate_malformed":
         other = [c for c in range(len(cands) - 1) if c != shown]
         toks = cands[int(rng.choice(other))][1]
         toks[j] = "8" + toks[j][1:]
     return render(header, user, cands)
 
 
-def truncated_line(header, user, cands, rng) -> str:
-    """Cut the line inside one block so that block has fewer than six complete features."""
+def truncated_line(header, user, cands, shown, rng) -> str:
+    """Cut the line in its header, or inside the tokens of the user block or the displayed block."""
     if rng.random() < 0.1:
         text = " ".join(header)
         return text[:int(rng.integers(1, len(text) + 1))]
-    b = int(rng.integers(len(cands) + 1))   # 0: the user block, b > 0: candidate b - 1
+    b = 0 if rng.random() < 0.5 else shown + 1   # 0: the user block, b > 0: candidate b - 1
     name, toks = ("user", user) if b == 0 else cands[b - 1]
     before = " ".join(header) if b == 0 else render(header, user, cands[:b - 1])
-    how = int(rng.integers(4))
-    if how == 0:
-        return before + " |" + name[:int(rng.integers(len(name)))]
+    how = int(rng.integers(1, 4))
     k = int(rng.integers(5 if how == 3 else 6))   # complete features kept
     tail = {1: "", 2: toks[k][:2], 3: toks[k][:5]}[how]   # '', '3:', or a parseable '3:0.0'
     kept = " ".join(toks[:k])
@@ -210,11 +225,14 @@ def write_synthetic_corpus(out_dir, lines_per_day: int, seed: int, malformed_rat
         path = out_dir / r6a.day_file_name(day)
         info = write_day_file(path, generate_day_lines(week, seed, index, lines_per_day, malformed_rate),
                               compresslevel, stamp=f"{r6a.SYNTHETIC_GZIP_NAME_PREFIX.decode()}.{path.stem}")
-        skipped = {k: v for k, v in info["injected"].items() if k != KEPT_KIND}
+        skipped = dict.fromkeys(r6a.REASONS, 0)
+        for kind, n in info["injected"].items():
+            if KIND_REASON[kind]:
+                skipped[KIND_REASON[kind]] += n
         info["expected_qc"] = {"lines_read": lines_per_day,
                                "lines_kept": lines_per_day - sum(skipped.values()),
-                               "skipped_by_reason": {r: skipped.get(r, 0) for r in r6a.REASONS},
-                               "kept_with_malformed_other_candidate": info["injected"][KEPT_KIND]}
+                               "skipped_by_reason": skipped,
+                               "kept_with_unfilled_slot": info["injected"]["repeated_index"]}
         marker["days"][day] = {"file": path.name, **info}
     r6a.atomic_write_json(out_dir / r6a.SYNTHETIC_MARKER, marker)
     return marker
