@@ -19,7 +19,7 @@ GOOD = {"X": np.eye(2), "thetas": np.full((50, 2), 0.5), "noise_sd": np.float64(
 
 
 @pytest.mark.parametrize("arrays,needle", [
-    ({"X": np.eye(2), "noise_sd": np.float64(0.1)}, "lacks thetas"),
+    ({"X": np.eye(2), "noise_sd": np.float64(0.1)}, "thetas (a linear instance needs X, thetas, noise_sd)"),
     ({**GOOD, "thetas": np.full((50, 3), 0.5)}, "thetas must be T x d with d = 2"),
     ({**GOOD, "thetas": np.full((50, 2), np.nan)}, "NaN or inf"),
     ({**GOOD, "noise_sd": np.array([0.1, 0.2])}, "noise_sd must be a finite scalar"),

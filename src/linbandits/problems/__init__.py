@@ -45,6 +45,11 @@ def detect_kind(arrays: dict, path, kinds: dict) -> str:
             missing = [a for a in cls.required if a not in present]
             raise UserError(f"instance file {path} lacks {', '.join(missing)}; a {closest[0]} instance needs "
                             f"{', '.join(cls.required)} (found: {', '.join(sorted(present)) or 'nothing'})")
+        if len(closest) > 1:   # e.g. X and noise_sd: a linear file without thetas or a bai file without theta
+            options = " or ".join(
+                f"{', '.join(a for a in kinds[k].required if a not in present)} (a {k} instance needs "
+                f"{', '.join(kinds[k].required)})" for k in sorted(closest))
+            raise UserError(f"instance file {path} lacks {options}; found: {', '.join(sorted(present))}")
         raise UserError(f"instance file {path} holds {', '.join(sorted(present)) or 'no arrays'}, which is no "
                         f"known kind of instance; an instance file needs the arrays of one kind ({wanted})")
     raise UserError(f"instance file {path} matches several kinds ({', '.join(matches)}); "
