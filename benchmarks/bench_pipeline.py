@@ -50,14 +50,15 @@ def run(workdir: Path, args) -> tuple[float, float]:
 
 
 def job_records(workdir: Path, prefix: str):
-    """One record per simulate job: study, algorithm, wall, cpu, algorithm time (from the sidecar)."""
-    for bench in sorted((workdir / prefix / "logs").glob("*/benchmarks/simulate/**/*.tsv")):
-        rel = bench.relative_to(workdir / prefix / "logs")
-        study, experiment, setting, algorithm, chunk = rel.parts[0], *rel.parts[3:6], bench.stem
+    """One record per simulate job (experiment, algorithm, run range; every setting of the
+    experiment): study, algorithm, wall, cpu, and the time its algorithm ran (the cells' sidecars)."""
+    root = workdir / prefix
+    for bench in sorted((root / "logs").glob("*/benchmarks/simulate/*/*/*.tsv")):
+        study, _, _, experiment, algorithm = bench.relative_to(root / "logs").parts[:5]
         with open(bench) as handle:
             row = next(csv.DictReader(handle, delimiter="\t"))
-        sidecar = workdir / prefix / "results" / study / "raw" / experiment / setting / algorithm / f"{chunk}.json"
-        algo_seconds = json.loads(sidecar.read_text()).get("elapsed_seconds", 0.0) if sidecar.exists() else 0.0
+        sidecars = (root / "results" / study / "raw" / experiment).glob(f"*/{algorithm}/{bench.stem}.json")
+        algo_seconds = sum(json.loads(p.read_text()).get("elapsed_seconds", 0.0) for p in sidecars)
         cpu = float(row.get("cpu_time") or 0.0)
         yield {"study": study, "algorithm": algorithm, "wall": float(row["s"]), "cpu": cpu,
                "algorithm_seconds": float(algo_seconds)}

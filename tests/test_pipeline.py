@@ -10,9 +10,18 @@ import yaml
 from linbandits import pipeline
 from linbandits.claims import VERDICTS
 
-# Rules every study shares; any other rule a study's target plans must carry its name.
-SHARED_RULES = {"instance", "simulate", "simulate_curves", "yahoo_synthetic_corpus", "yahoo_check",
-                "yahoo_parse_day", "yahoo_qc"}
+# Rules every study shares; any other rule a study's target plans must carry its name, or be the
+# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments.
+SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc"}
+
+
+def rule_study(rule, config):
+    """The study whose experiment a simulate_/instances_ rule runs (None for any other rule)."""
+    for head in ("simulate_", "instances_"):
+        exp = pipeline.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
+        if exp is not None:
+            return exp.study
+    return None
 
 
 def config_of(workdir):
@@ -55,7 +64,9 @@ def test_each_study_target_plans_only_its_own_rules(tmp_path, make_workdir, plan
     for study in config["studies"]:
         jobs = planned_jobs(work, study)
         assert jobs.get(study) == 1
-        foreign = {r for r in jobs if r not in SHARED_RULES and r != study and not r.startswith(f"{study}_")}
+        foreign = {r for r in jobs if r not in SHARED_RULES and r != study and not r.startswith(f"{study}_")
+                   and rule_study(r, config) != study}
+        assert any(rule_study(r, config) == study for r in jobs if r.startswith("simulate_")), study
         assert not foreign, f"target {study} plans rules of other studies: {foreign}"
         assert "overview" not in jobs
 

@@ -103,3 +103,26 @@ def test_a_misspelled_boolean_is_still_refused(config):
     config["preview"] = "yes please"
     with pytest.raises(UserError, match="preview"):
         pipeline.validate_config(config, SCHEMA)
+
+
+def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
+    """The job of (experiment, algorithm, chunk) runs each setting on its own instance file with the
+    seed job_seed gives that setting, and writes that setting's chunk file (the paths aggregation reads)."""
+    import shlex
+
+    for name, exp in pipeline.experiments(config).items():
+        for chunk, (lo, n) in zip(pipeline.chunk_names(config, exp), pipeline.chunks(config, exp)):
+            algo = exp.algorithms[0]
+            csvs = [p.format(algorithm=algo, chunk=chunk) for p in pipeline.simulate_outputs(config, exp)]
+            assert csvs == [pipeline.raw_chunk_paths(config, exp, s, algo)[lo // int(exp.chunk_size or config["chunk_size"])]
+                            for s in exp.setting_ids()]
+            words = shlex.split(pipeline.simulate_cell_args(config, exp, csvs))
+            cells = [words[i + 1:i + 4] for i in range(0, len(words), 4)]
+            assert all(words[i] == "--cell" for i in range(0, len(words), 4))
+            assert cells == [[pipeline.instance_path(config, exp, s), str(pipeline.job_seed(config, name, s)), out]
+                             for s, out in zip(exp.setting_ids(), csvs)]
+        words = shlex.split(pipeline.instance_cell_args(config, exp))
+        own = [words[i + 1] for i, w in enumerate(words) if w == "--cell"]
+        assert own == ["" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}" for s in exp.setting_ids()]
+        fixed = [words[i + 1] for i, w in enumerate(words) if w == "--setting"]
+        assert fixed == [f"{k}={v}" for k, v in exp.settings.items()]

@@ -64,20 +64,23 @@ def format_column(values) -> list[str]:
     return [repr(float(v)) for v in arr]
 
 
-def cmd_simulate(args) -> int:
+def check_run_range(trials: int, first_trial: int) -> None:
+    if trials < 1:
+        raise UserError(f"--trials must be at least 1, got {trials}")
+    if first_trial < 0:
+        raise UserError(f"--first-trial must be >= 0, got {first_trial}")
+    if os.environ.get("LINBANDITS_FAIL_FOR_TESTING"):
+        raise UserError("simulate failed on purpose (LINBANDITS_FAIL_FOR_TESTING is set)")
+
+
+def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: int, n_trials: int,
+                  out: str, curves: str | None, provenance: dict) -> None:
+    """Runs first_trial.. of one algorithm on one instance and writes the CSV, its sidecar and curves."""
     from linbandits.catalogue import make_algorithm, study_of_algorithm
     from linbandits.npzfile import write_npz
 
-    if args.trials < 1:
-        raise UserError(f"--trials must be at least 1, got {args.trials}")
-    if args.first_trial < 0:
-        raise UserError(f"--first-trial must be >= 0, got {args.first_trial}")
-    if os.environ.get("LINBANDITS_FAIL_FOR_TESTING"):
-        raise UserError("simulate failed on purpose (LINBANDITS_FAIL_FOR_TESTING is set)")
-    study = study_of_algorithm(args.algorithm)
-    instance = load_instance(args)
-    options = parse_pairs(args.option, "--option")
-    algorithm = make_algorithm(args.algorithm, instance, options)
+    study = study_of_algorithm(name)
+    algorithm = make_algorithm(name, instance, options)
     started = time.perf_counter()
     last = [started]
 
@@ -85,14 +88,14 @@ def cmd_simulate(args) -> int:
         now = time.perf_counter()
         if now - last[0] > 10 or done == total:
             last[0] = now
-            print(f"[{args.algorithm}] {done}/{total} trials, {now - started:.1f} s", file=sys.stderr, flush=True)
+            print(f"[{name}] {done}/{total} trials, {now - started:.1f} s", file=sys.stderr, flush=True)
 
-    trials = np.arange(args.first_trial, args.first_trial + args.trials, dtype=np.int64)
-    records = algorithm.simulate(args.seed, trials, progress=progress)
+    trials = np.arange(first_trial, first_trial + n_trials, dtype=np.int64)
+    records = algorithm.simulate(seed, trials, progress=progress)
     elapsed = time.perf_counter() - started
-    if args.curves and not records.curves:
-        raise UserError(f"--curves: algorithm {args.algorithm} records no per-round curves")
-    out = Path(args.out)
+    if curves and not records.curves:
+        raise UserError(f"--curves: algorithm {name} records no per-round curves")
+    out = Path(out)
     columns = {"trial": format_column(trials), **{k: format_column(v) for k, v in records.columns.items()}}
     lines = [",".join(columns)] + [",".join(row) for row in zip(*columns.values())]
     summary = instance.summary()
@@ -100,25 +103,66 @@ def cmd_simulate(args) -> int:
         "command": "simulate",
         "version": __version__,
         "study": study.name,
-        "algorithm": args.algorithm,
+        "algorithm": name,
         "options": algorithm.options,
-        "instance": args.instance,
-        "instance_file": args.instance_file,
+        **provenance,
         "instance_kind": instance.kind,
-        "settings": parse_pairs(args.setting, "--setting"),
         "instance_summary": {k: v for k, v in summary.items() if k != "gaps"},
-        "seed": args.seed,
-        "first_trial": args.first_trial,
-        "trials": args.trials,
+        "seed": seed,
+        "first_trial": first_trial,
+        "trials": n_trials,
         **records.info,
         "elapsed_seconds": round(elapsed, 3),
     }
     # The sidecar (and curves) are written first: the CSV's presence marks a complete result.
     write_text_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=jsonable) + "\n")
-    if args.curves:
-        write_npz(args.curves, {"trial": trials, **{k: np.asarray(v) for k, v in records.curves.items()}})
+    if curves:
+        write_npz(curves, {"trial": trials, **{k: np.asarray(v) for k, v in records.curves.items()}})
     write_text_atomic(out, "\n".join(lines) + "\n")
+
+
+def cmd_simulate(args) -> int:
+    check_run_range(args.trials, args.first_trial)
+    instance = load_instance(args)
+    provenance = {"instance": args.instance, "instance_file": args.instance_file,
+                  "settings": parse_pairs(args.setting, "--setting")}
+    simulate_cell(args.algorithm, instance, parse_pairs(args.option, "--option"), args.seed, args.first_trial,
+                  args.trials, args.out, args.curves, provenance)
     return 0
+
+
+def curves_path(out: str) -> str:
+    """chunk0-99.csv -> chunk0-99.curves.npz (the pipeline's name for a cell's curves)."""
+    return str(Path(out).with_suffix(".curves.npz"))
+
+
+def cmd_simulate_cells(args) -> int:
+    """One process for several cells (instance file, seed, output) of one algorithm and run range:
+    the pipeline's unit of work, so that a job pays start-up and compilation once. Each cell is
+    computed exactly as `simulate` computes it alone (run i depends only on the cell's seed and i)."""
+    from linbandits.designs import sharing_designs
+
+    check_run_range(args.trials, args.first_trial)
+    outs = [out for _, _, out in args.cell]
+    if len(set(outs)) != len(outs):
+        raise UserError("simulate-cells: two --cell entries write the same output file")
+    options = parse_pairs(args.option, "--option")
+    with sharing_designs():
+        for instance_file, seed, out in args.cell:
+            simulate_listed_cell(args, options, instance_file, seed, out)
+    return 0
+
+
+def simulate_listed_cell(args, options, instance_file, seed, out) -> None:
+    from linbandits.problems import load_instance_file
+
+    try:
+        seed = int(seed)
+    except ValueError:
+        raise UserError(f"--cell {instance_file} {seed} {out}: the seed {seed!r} is not an integer") from None
+    simulate_cell(args.algorithm, load_instance_file(instance_file, {}), options, seed, args.first_trial,
+                  args.trials, out, curves_path(out) if args.curves else None,
+                  {"instance": None, "instance_file": instance_file, "settings": {}})
 
 
 def jsonable(obj):
@@ -135,6 +179,19 @@ def cmd_instance(args) -> int:
     instance = load_instance(args)
     save_instance(args.out, instance)
     write_text_atomic(Path(args.summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
+    return 0
+
+
+def cmd_instance_cells(args) -> int:
+    """Every setting of one experiment's instance family in one process (one pipeline job)."""
+    from linbandits.catalogue import build_instance
+    from linbandits.problems import save_instance
+
+    common = parse_pairs(args.setting, "--setting")
+    for cell_settings, out, summary in args.cell:
+        instance = build_instance(args.instance, {**common, **parse_pairs([cell_settings], "--cell")})
+        save_instance(out, instance)
+        write_text_atomic(Path(summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
     return 0
 
 
@@ -176,12 +233,34 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
                      help="also write per-run curves (regret vs round) where the algorithm records them")
     sim.set_defaults(func=cmd_simulate)
 
+    cells = sub.add_parser("simulate-cells", help="run one algorithm on several instance files in one process",
+                           description="The pipeline's simulate job: for every --cell, the same as `simulate "
+                                       "--instance-file F.npz --seed S --out F.csv` (same numbers, same files).")
+    cells.add_argument("--algorithm", required=True, help="algorithm name (see `simulate --help`)")
+    cells.add_argument("--trials", type=int, required=True, help="number of runs of every cell")
+    cells.add_argument("--first-trial", type=int, default=0, help="index of the first run (default 0)")
+    cells.add_argument("--option", action="append", metavar="K=V", help="algorithm option, e.g. m=15")
+    cells.add_argument("--curves", action="store_true",
+                       help="also write each cell's per-run curves beside its CSV (OUT.curves.npz)")
+    cells.add_argument("--cell", nargs=3, action="append", required=True, metavar=("F.npz", "SEED", "OUT.csv"),
+                       help="one instance file, its seed and its output CSV (repeat for every cell)")
+    cells.set_defaults(func=cmd_simulate_cells)
+
     inst = sub.add_parser("instance", help="write an instance as .npz plus its JSON summary",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
     instance_args(inst)
     inst.add_argument("--out", required=True)
     inst.add_argument("--summary", required=True)
     inst.set_defaults(func=cmd_instance)
+
+    inst_cells = sub.add_parser("instance-cells", help="write several settings of one instance family (one job)")
+    inst_cells.add_argument("--instance", required=True, help="instance family name")
+    inst_cells.add_argument("--setting", action="append", metavar="K=V[,K=V...]",
+                            help="settings shared by every cell")
+    inst_cells.add_argument("--cell", nargs=3, action="append", required=True,
+                            metavar=("K=V[,K=V...]", "OUT.npz", "SUMMARY.json"),
+                            help="one cell's own settings ('' for none), its instance file and summary")
+    inst_cells.set_defaults(func=cmd_instance_cells)
 
     for name, (_, help_text) in delegated_commands().items():
         sub.add_parser(name, add_help=False, help=help_text)

@@ -19,6 +19,7 @@ shares one solve per distinct set.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numba
@@ -267,6 +268,35 @@ class DesignCache:
             out = [exact_design(self.X, m, kind) for m in masks]
             return np.array([o[0] for o in out]), np.array([o[1] for o in out])
         return frank_wolfe_designs(self.X, masks, kind, self.iterations)
+
+
+# Set by sharing_designs(): the DesignCaches of the current job, by (arm matrix, solver).
+_SHARED: dict[tuple, DesignCache] | None = None
+
+
+@contextlib.contextmanager
+def sharing_designs():
+    """Within this block, algorithms on the same arm matrix share one DesignCache, so a job that runs
+    several settings on the same arms solves each design once. Sharing changes no number: a design
+    depends only on X, its active set and the solver (see DesignCache). Outside it (tests, `simulate`)
+    every algorithm gets its own cache."""
+    global _SHARED
+    saved, _SHARED = _SHARED, {}
+    try:
+        yield
+    finally:
+        _SHARED = saved
+
+
+def shared_cache(X, solver: str = "frank_wolfe", iterations: int = FW_ITERATIONS) -> DesignCache:
+    """A DesignCache of X: the job's shared one inside sharing_designs(), else a fresh one."""
+    if _SHARED is None:
+        return DesignCache(X, solver=solver, iterations=iterations)
+    X = np.ascontiguousarray(X, dtype=float)
+    key = (X.shape, X.tobytes(), solver, int(iterations))
+    if key not in _SHARED:
+        _SHARED[key] = DesignCache(X, solver=solver, iterations=iterations)
+    return _SHARED[key]
 
 
 def n_epochs(cache: DesignCache) -> int:

@@ -136,6 +136,50 @@ def option_args(options: dict) -> str:
     return " ".join(f"--option {shlex.quote(f'{k}={v}')}" for k, v in sorted(options.items()))
 
 
+def chunk_names(config, experiment: Experiment) -> list[str]:
+    """'0-2999', '3000-5999', ...: the run ranges of an experiment's simulate jobs."""
+    return [f"{lo}-{lo + n - 1}" for lo, n in chunks(config, experiment)]
+
+
+def seed_of(config, exp: Experiment, setting: str) -> int:
+    """job_seed without looking the experiment up again (the rules ask for every setting)."""
+    if exp.seed is not None:
+        return int(exp.seed)
+    return job_seed(config, exp.name, setting)
+
+
+def simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
+    """What one simulate job writes: one file per setting of the experiment, as patterns in the
+    job's wildcards {algorithm} and {chunk}. A job is (experiment, algorithm, run range): it pays
+    process start-up and compilation once for all the settings (results do not change: run i of a
+    setting depends only on that setting's seed and i)."""
+    return [f"{prefix(config)}results/{exp.study}/raw/{exp.name}/{s}/{{algorithm}}/chunk{{chunk}}.{ext}"
+            for s in exp.setting_ids()]
+
+
+def simulate_cell_args(config, exp: Experiment, csvs) -> str:
+    """`--cell INSTANCE SEED OUT` for every setting, in setting order (csvs: the job's CSV outputs)."""
+    settings = exp.setting_ids()
+    if len(csvs) != len(settings):
+        raise ValueError(f"{exp.name}: {len(csvs)} outputs for {len(settings)} settings")
+    return " ".join(f"--cell {shlex.quote(instance_path(config, exp, s))} {seed_of(config, exp, s)} "
+                    f"{shlex.quote(str(out))}" for s, out in zip(settings, csvs))
+
+
+def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
+    return [instance_path(config, exp, s, ext) for s in exp.setting_ids()]
+
+
+def instance_cell_args(config, exp: Experiment) -> str:
+    """`--setting` for the experiment's fixed settings, then `--cell SWEPT OUT SUMMARY` per setting."""
+    cells = []
+    for s in exp.setting_ids():
+        own = "" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}"
+        cells.append(f"--cell {shlex.quote(own)} {shlex.quote(instance_path(config, exp, s))} "
+                     f"{shlex.quote(instance_path(config, exp, s, 'json'))}")
+    return " ".join(filter(None, [setting_args(exp.settings), *cells]))
+
+
 def chunk_bounds(chunk: str) -> tuple[int, int]:
     """'0-999' -> (first run 0, 1000 runs)."""
     lo, hi = (int(p) for p in chunk.split("-"))

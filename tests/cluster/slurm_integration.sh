@@ -28,14 +28,15 @@
 #   FAIL_CONFIG      --config entry making one rule fail (fail_rule_for_testing=True;
 #                    "=true" would give the *string* "true": Snakemake parses
 #                    --config values with YAML's BaseLoader and only True/False as bool)
-#   FAIL_RULE        rule that must be named as failed (simulate)
+#   FAIL_RULE        rule that must be named as failed, or the start of its name
+#                    (simulate: the pipeline's simulate_<experiment> rules)
 #   FAIL_TARGETS     targets of the failing run (default: TARGETS)
 #   FAIL_JOBS        --jobs of the failing run (1: one job fails, is retried,
 #                    fails again, and Snakemake stops, however big the DAG)
 #   SNAKEMAKE_ARGS   extra arguments for every run (default: none)
 #   SLURM_EXTRA_ARGS extra arguments for the two Slurm runs only, e.g. to bundle
 #                    many short jobs into fewer Slurm jobs:
-#                    "--groups simulate=sim --group-components sim=20"
+#                    "--groups simulate_soare_sto=sim --group-components sim=20"
 #   SLURM_PROFILE / LOCAL_PROFILE  profile dirs (workflow/profiles/{slurm,local} of the repo)
 #   COPY_EXCLUDES    extra paths not copied (besides .git, .snakemake and what
 #                    PIPELINE_DIR/.gitignore ignores)
@@ -470,12 +471,12 @@ if ((rc == 0)); then
   fail "Snakemake exited 0 although --config $FAIL_CONFIG makes rule $FAIL_RULE fail"
 elif ((rc == 124 || rc == 137)); then
   : # reported as a timeout
-elif ! grep -q "Error in rule ${FAIL_RULE}:" "$T/log/snakemake-failing.log"; then
+elif ! grep -Eq "Error in rule ${FAIL_RULE}[A-Za-z0-9_]*:" "$T/log/snakemake-failing.log"; then
   tail -n 30 "$T/log/snakemake-failing.log"
   fail "Snakemake exited $rc but did not name rule $FAIL_RULE as failed"
 elif ! grep -q 'submitted with SLURM jobid' "$T/log/snakemake-failing.log"; then
   fail "the failing run did not go through Slurm"
 else
-  log "failing run: exit $rc; Snakemake reports \"Error in rule ${FAIL_RULE}:\" $(grep -c "Error in rule ${FAIL_RULE}:" "$T/log/snakemake-failing.log") times: $(grep -m1 -o "SLURM-job '[0-9]*' failed, SLURM status is: '[A-Z_]*'" "$T/log/snakemake-failing.log" || true)"
+  log "failing run: exit $rc; Snakemake reports \"Error in rule ${FAIL_RULE}...:\" $(grep -Ec "Error in rule ${FAIL_RULE}[A-Za-z0-9_]*:" "$T/log/snakemake-failing.log") times: $(grep -m1 -o "SLURM-job '[0-9]*' failed, SLURM status is: '[A-Z_]*'" "$T/log/snakemake-failing.log" || true)"
 fi
 # the verdict (PASS/FAIL) is printed by cleanup

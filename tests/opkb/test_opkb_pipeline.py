@@ -62,11 +62,15 @@ def test_neural_variants_are_opt_in(tmp_path, make_workdir, planned_jobs):
     neural = [n for n, e in pipeline.study_experiments(config, "opkb").items()
               if set(e.algorithms) <= {"OPNN", "OPNN0", "ADA-OPNN"}]
     assert neural
-    kernel_runs = sum(len(e.algorithms) * len(e.setting_ids()) for n, e in
-                      pipeline.study_experiments(config, "opkb").items() if n not in neural)
-    assert default["simulate_curves"] == kernel_runs
+    # One simulate job per (experiment, algorithm, run range), every instance seed in it.
+    experiments = pipeline.study_experiments(config, "opkb")
+
+    def simulate_jobs(jobs, names):
+        return {n: jobs.get(f"simulate_{n}", 0) for n in names}
+
+    kernel = [n for n in experiments if n not in neural]
+    expected = {n: len(experiments[n].algorithms) * len(pipeline.chunks(config, experiments[n])) for n in experiments}
+    assert simulate_jobs(default, experiments) == {n: expected[n] if n in kernel else 0 for n in experiments}
     jobs = planned_jobs(workdir, "opkb_neural")
     assert jobs["opkb_report_neural"] == 1
-    assert jobs["simulate_curves"] == kernel_runs + sum(
-        len(e.algorithms) * len(e.setting_ids()) for n, e in pipeline.study_experiments(config, "opkb").items()
-        if n in neural)
+    assert simulate_jobs(jobs, experiments) == expected

@@ -54,7 +54,8 @@ def test_tables_identical_across_cores_and_chunk_sizes(full_run, tmp_path, make_
 
 def test_single_figure_runs_only_what_it_needs(tmp_path, make_workdir, planned_jobs):
     jobs = planned_jobs(make_workdir(tmp_path / "fresh"), "figures/p1rage/fig4_malicious.pdf")
-    assert jobs == {"p1rage_figure_fig4_malicious": 1, "p1rage_table": 1, "simulate": 6, "instance": 1}
+    assert jobs == {"p1rage_figure_fig4_malicious": 1, "p1rage_table": 1, "simulate_malicious": 6,
+                    "instances_malicious": 1}
 
 
 def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full_run, planned_jobs, snakemake):
@@ -68,7 +69,7 @@ def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full
     # have left it missing.
     table.unlink()
     jobs = planned_jobs(full_run)
-    assert jobs["simulate"] == 1
+    assert jobs["simulate_multi_sto"] == 1
     assert jobs["p1rage_table"] == 1
     snakemake(full_run, "--cores", "2")
     assert table.read_bytes() == before

@@ -1,5 +1,6 @@
 # Config validation and the lookups every rule shares. The logic lives in
 # linbandits.pipeline (unit-tested); this file only binds it to `config`.
+import re
 import sys
 
 from linbandits.errors import UserError

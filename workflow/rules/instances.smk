@@ -1,22 +1,24 @@
-# One instance file (+ JSON summary) per (experiment, setting) of an instance
-# family of any study.
+# One job per experiment of an instance family (any study): it writes the
+# instance file (+ JSON summary) of every setting,
+#   results/<study>/instances/<experiment>/<setting>.npz
+# in one process. One rule per experiment, named instances_<experiment>.
 
+for _name in BUILTIN:
+    _exp = EXPERIMENTS[_name]
 
-rule instance:
-    output:
-        npz=PREFIX + "results/{study}/instances/{experiment}/{setting}.npz",
-        summary=PREFIX + "results/{study}/instances/{experiment}/{setting}.json",
-    wildcard_constraints:
-        experiment="|".join(BUILTIN) or "none",
-    params:
-        study=study_of,
-        family=lambda w: experiment(w.experiment).instance,
-        settings=lambda w: pipeline.setting_args(experiment(w.experiment).instance_settings(w.setting)),
-    log:
-        PREFIX + "logs/{study}/instances/{experiment}/{setting}.log",
-    resources:
-        mem_mb=500,
-        runtime=5,
-    shell:
-        "linbandits instance --instance {params.family} "
-        "{params.settings} --out {output.npz} --summary {output.summary} > {log} 2>&1"
+    rule:
+        name:
+            f"instances_{_name}"
+        output:
+            npz=pipeline.instance_outputs(config, _exp, "npz"),
+            summary=pipeline.instance_outputs(config, _exp, "json"),
+        params:
+            family=_exp.instance,
+            cells=pipeline.instance_cell_args(config, _exp),
+        log:
+            f"{PREFIX}logs/{_exp.study}/instances/{_name}.log",
+        resources:
+            mem_mb=500,
+            runtime=5 + len(_exp.setting_ids()),
+        shell:
+            "linbandits instance-cells --instance {params.family} {params.cells} > {log} 2>&1"

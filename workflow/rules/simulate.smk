@@ -1,73 +1,54 @@
-# One job per (study, experiment, setting, algorithm, chunk of runs). The chunk
-# is named by its run range, so a different chunk_size makes different files
-# but the same per-run outcomes (run i depends only on the seed and i).
-# Studies whose figures are curves over rounds (Study.curves) also write the
-# runs' curves beside each chunk.
+# One simulate job per (experiment, algorithm, run range): it runs that
+# algorithm on every setting of the experiment, in one process, and writes one
+# CSV (+ JSON sidecar, + curves for studies whose figures are curves over
+# rounds) per setting. Paths stay per cell:
+#   results/<study>/raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.csv
+# The run range is named in the file, so a different chunk_size makes different
+# files but the same per-run outcomes (run i depends only on the seed and i).
+# One rule per experiment (its outputs are the experiment's settings), named
+# simulate_<experiment>.
 
 
-def simulate_params(w):
-    study_of(w)
-    exp = experiment(w.experiment)
-    first, n = pipeline.chunk_bounds(w.chunk)
-    return {
-        "first": first,
-        "n": n,
-        "seed": pipeline.job_seed(config, w.experiment, w.setting),
-        "options": pipeline.option_args(exp.options.get(w.algorithm, {})),
-    }
+def simulate_options(exp):
+    return lambda w: pipeline.option_args(exp.options.get(w.algorithm, {}))
 
 
-SIMULATE = (
-    "{params.fail}linbandits simulate --instance-file {input.npz} "
-    "--algorithm {wildcards.algorithm} --trials {params.job[n]} "
-    "--first-trial {params.job[first]} --seed {params.job[seed]} {params.job[options]} "
-)
+def simulate_cells(exp):
+    return lambda w, output: pipeline.simulate_cell_args(config, exp, output.csv)
 
 
-rule simulate:
-    input:
-        npz=PREFIX + "results/{study}/instances/{experiment}/{setting}.npz",
-    output:
-        csv=PREFIX + "results/{study}/raw/{experiment}/{setting}/{algorithm}/chunk{chunk}.csv",
-        meta=PREFIX + "results/{study}/raw/{experiment}/{setting}/{algorithm}/chunk{chunk}.json",
-    wildcard_constraints:
-        study="|".join(s for s in STUDIES if s not in CURVE_STUDIES) or "none",
-    params:
-        job=simulate_params,
-        fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
-    log:
-        PREFIX + "logs/{study}/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.log",
-    benchmark:
-        # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
-        PREFIX + "logs/{study}/benchmarks/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.tsv"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=30,
-    shell:
-        SIMULATE + "--out {output.csv} 2> {log}"
+for _exp in EXPERIMENTS.values():
+    _curves = _exp.study in CURVE_STUDIES
 
-
-rule simulate_curves:
-    input:
-        npz=PREFIX + "results/{study}/instances/{experiment}/{setting}.npz",
-    output:
-        csv=PREFIX + "results/{study}/raw/{experiment}/{setting}/{algorithm}/chunk{chunk}.csv",
-        meta=PREFIX + "results/{study}/raw/{experiment}/{setting}/{algorithm}/chunk{chunk}.json",
-        curves=PREFIX + "results/{study}/raw/{experiment}/{setting}/{algorithm}/chunk{chunk}.curves.npz",
-    wildcard_constraints:
-        study="|".join(CURVE_STUDIES) or "none",
-    params:
-        job=simulate_params,
-        fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
-    log:
-        PREFIX + "logs/{study}/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.log",
-    benchmark:
-        # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
-        PREFIX + "logs/{study}/benchmarks/simulate/{experiment}/{setting}/{algorithm}/chunk{chunk}.tsv"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=30,
-    shell:
-        SIMULATE + "--out {output.csv} --curves {output.curves} 2> {log}"
+    rule:
+        name:
+            f"simulate_{_exp.name}"
+        input:
+            npz=pipeline.instance_outputs(config, _exp, "npz"),
+        output:
+            csv=pipeline.simulate_outputs(config, _exp, "csv"),
+            meta=pipeline.simulate_outputs(config, _exp, "json"),
+            curves=pipeline.simulate_outputs(config, _exp, "curves.npz") if _curves else [],
+        wildcard_constraints:
+            algorithm="|".join(re.escape(a) for a in _exp.algorithms),
+            chunk="|".join(pipeline.chunk_names(config, _exp)),
+        params:
+            first=lambda w: pipeline.chunk_bounds(w.chunk)[0],
+            n=lambda w: pipeline.chunk_bounds(w.chunk)[1],
+            cells=simulate_cells(_exp),
+            options=simulate_options(_exp),
+            curves="--curves" if _curves else "",
+            fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
+        log:
+            f"{PREFIX}logs/{_exp.study}/simulate/{_exp.name}/{{algorithm}}/chunk{{chunk}}.log",
+        benchmark:
+            # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
+            f"{PREFIX}logs/{_exp.study}/benchmarks/simulate/{_exp.name}/{{algorithm}}/chunk{{chunk}}.tsv"
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=30 + 10 * len(_exp.setting_ids()),
+        shell:
+            "{params.fail}linbandits simulate-cells --algorithm {wildcards.algorithm} "
+            "--first-trial {params.first} --trials {params.n} "
+            "{params.options} {params.curves} {params.cells} 2> {log}"

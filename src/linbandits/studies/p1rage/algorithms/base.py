@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linbandits.designs import FW_ITERATIONS, DesignCache, n_epochs
+from linbandits.designs import FW_ITERATIONS, n_epochs, shared_cache
 from linbandits.options import parse_options
 from linbandits.study import Records
 
@@ -26,8 +26,8 @@ class Algorithm:
         self.instance = instance
         self.X = instance.X
         self.K, self.d, self.T = instance.K, instance.d, instance.T
-        self.designs = DesignCache(self.X, solver=self.options["design"],
-                                   iterations=int(self.options["fw_iterations"]))
+        self.designs = shared_cache(self.X, solver=self.options["design"],
+                                    iterations=int(self.options["fw_iterations"]))
         self._mixtures: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     def simulate(self, seed: int, trials, progress=None) -> Records:
@@ -38,9 +38,11 @@ class Algorithm:
         if trials.size and np.any(np.diff(trials) != 1):
             raise ValueError("P1-RAGE study algorithms run consecutive trial indices")
         first = int(trials[0]) if trials.size else 0
+        solved_before = self.designs.solves
         res = run_trials(self, self.instance, seed, first, int(trials.size), progress=progress)
         return Records(columns={"recommended": res.recommended, "correct": res.correct},
-                       info={"errors": int(trials.size - res.correct.sum()), "designs_solved": self.designs.solves})
+                       info={"errors": int(trials.size - res.correct.sum()),
+                             "designs_solved": self.designs.solves - solved_before})
 
     # -- designs ---------------------------------------------------------
     def g_design(self):
