@@ -126,3 +126,20 @@ def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
         assert own == ["" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}" for s in exp.setting_ids()]
         fixed = [words[i + 1] for i, w in enumerate(words) if w == "--setting"]
         assert fixed == [f"{k}={v}" for k, v in exp.settings.items()]
+
+
+def test_a_sweep_over_seeds_is_scaled_like_runs(config):
+    """opkb sweeps the instance seed (one instance per run): a preview or trial_scale keeps the
+    first values, never fewer than two (a standard error needs two); the full run keeps all 25."""
+    full = pipeline.experiments(config)["opkb_env1"]
+    assert full.values == tuple(range(25))
+    preview = pipeline.experiments({**config, "preview": True})
+    assert preview["opkb_env1"].values == (0, 1)
+    assert preview["opkb_cosine"].values == (0, 1)
+    assert pipeline.experiments({**config, "trial_scale": 0.2})["opkb_env1"].values == tuple(range(5))
+    # other sweeps are settings of the environment: never cut
+    assert preview["soare_osci"].values == full_values(config, "soare_osci")
+
+
+def full_values(config, name):
+    return pipeline.experiments(config)[name].values

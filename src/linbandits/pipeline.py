@@ -20,6 +20,8 @@ from pathlib import Path
 from linbandits.errors import UserError
 
 STUDIES_DIR = Path(__file__).parent / "studies"
+# The swept setting that numbers runs rather than varying the environment (see experiments()).
+RUN_SWEEP = "seed"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,11 +95,16 @@ def experiments(config) -> dict[str, Experiment]:
                 raise UserError(f"experiment name {name!r} is used twice (studies {out[name].study} and "
                                 f"{study}); experiment names must be unique")
             trials = max(floor, int(round(row["trials"] * scale)))
+            values = tuple(row.get("values", ()))
+            if row.get("sweep") == RUN_SWEEP and scale != 1.0:
+                # A sweep over the instance's seed is a sweep over runs (one instance drawn per
+                # run, as the OPKB authors did): scaled like a run count, first values kept.
+                values = values[:max(min(2, len(values)), int(round(len(values) * scale)))]
             row_algos = tuple(row.get("algorithms", algos))
             opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in row_algos}
             out[name] = Experiment(
                 study=study, name=name, instance=row["instance"], sweep=row.get("sweep"),
-                values=tuple(row.get("values", ())), settings=dict(row.get("settings", {}) or {}),
+                values=values, settings=dict(row.get("settings", {}) or {}),
                 options=opts, trials=trials, algorithms=row_algos,
                 title=row.get("title", name), ablation_of=row.get("ablation_of"),
                 changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"))
