@@ -7,7 +7,8 @@
 
 Runs the real Snakemake with --cores N in a fresh working directory (the
 repository's config unless --configfile), then prints, per study: the number of
-simulate jobs, their summed CPU and wall time, the median fixed cost of a job
+simulate jobs, the CPU time their algorithms took (process time, from the
+sidecars) and the jobs' summed wall time, the median fixed cost of a job
 (its wall time minus the time its algorithm reported running: process
 start-up, imports, instance loading, design warm-up), and each algorithm's
 share of the study's simulate CPU. The whole run's wall clock and CPU (every
@@ -57,24 +58,29 @@ def job_records(workdir: Path, prefix: str):
         study, _, _, experiment, algorithm = bench.relative_to(root / "logs").parts[:5]
         with open(bench) as handle:
             row = next(csv.DictReader(handle, delimiter="\t"))
-        sidecars = (root / "results" / study / "raw" / experiment).glob(f"*/{algorithm}/{bench.stem}.json")
-        algo_seconds = sum(json.loads(p.read_text()).get("elapsed_seconds", 0.0) for p in sidecars)
-        cpu = float(row.get("cpu_time") or 0.0)
-        yield {"study": study, "algorithm": algorithm, "wall": float(row["s"]), "cpu": cpu,
-               "algorithm_seconds": float(algo_seconds)}
+        sidecars = [json.loads(p.read_text()) for p in
+                    (root / "results" / study / "raw" / experiment).glob(f"*/{algorithm}/{bench.stem}.json")]
+        yield {"study": study, "algorithm": algorithm, "wall": float(row["s"]),
+               "algorithm_seconds": sum(float(c.get("elapsed_seconds", 0.0)) for c in sidecars),
+               "algorithm_cpu": sum(float(c.get("cpu_seconds", 0.0)) for c in sidecars)}
 
 
-def report(records, wall, cpu) -> str:
+def jobs_run(workdir: Path) -> int:
+    """Every job Snakemake finished (its log says 'Finished jobid' once per job)."""
+    return sum(log.read_text().count("Finished jobid") for log in (workdir / ".snakemake" / "log").glob("*.log"))
+
+
+def report(records, wall, cpu, jobs) -> str:
     lines = [f"whole run: {wall:.1f} s wall, {cpu / 60:.2f} CPU-min (every process), "
-             f"{len(records)} simulate jobs", ""]
+             f"{jobs} jobs of which {len(records)} simulate jobs", ""]
     by_study = defaultdict(list)
     for r in records:
         by_study[r["study"]].append(r)
-    lines.append("| study | simulate jobs | job CPU (min) | job wall (min) | median fixed cost per job (s) |")
+    lines.append("| study | simulate jobs | algorithm CPU (min) | job wall (min) | median fixed cost per job (s) |")
     lines.append("|---|---:|---:|---:|---:|")
     for study, rows in by_study.items():
         fixed = statistics.median(max(0.0, r["wall"] - r["algorithm_seconds"]) for r in rows)
-        lines.append(f"| {study} | {len(rows)} | {sum(r['cpu'] for r in rows) / 60:.2f} | "
+        lines.append(f"| {study} | {len(rows)} | {sum(r['algorithm_cpu'] for r in rows) / 60:.2f} | "
                      f"{sum(r['wall'] for r in rows) / 60:.2f} | {fixed:.2f} |")
     for study, rows in by_study.items():
         total = sum(r["algorithm_seconds"] for r in rows) or 1.0
@@ -101,7 +107,7 @@ def main(argv=None) -> int:
     try:
         wall, cpu = run(workdir, args)
         prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
-        print(report(list(job_records(workdir, prefix)), wall, cpu))
+        print(report(list(job_records(workdir, prefix)), wall, cpu, jobs_run(workdir)))
     finally:
         if not (args.keep or args.workdir):
             shutil.rmtree(workdir, ignore_errors=True)

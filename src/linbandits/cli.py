@@ -81,7 +81,7 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
 
     study = study_of_algorithm(name)
     algorithm = make_algorithm(name, instance, options)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     last = [started]
 
     def progress(done, total):
@@ -92,7 +92,7 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
 
     trials = np.arange(first_trial, first_trial + n_trials, dtype=np.int64)
     records = algorithm.simulate(seed, trials, progress=progress)
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     if curves and not records.curves:
         raise UserError(f"--curves: algorithm {name} records no per-round curves")
     out = Path(out)
@@ -113,6 +113,7 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
         "trials": n_trials,
         **records.info,
         "elapsed_seconds": round(elapsed, 3),
+        "cpu_seconds": round(cpu, 3),
     }
     # The sidecar (and curves) are written first: the CSV's presence marks a complete result.
     write_text_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=jsonable) + "\n")

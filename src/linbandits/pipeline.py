@@ -40,6 +40,7 @@ class Experiment:
     changes: str = ""
     seed: int | None = None
     chunk_size: int | None = None
+    priority: int = 0
 
     def setting_ids(self) -> list[str]:
         if self.sweep is None:
@@ -107,7 +108,8 @@ def experiments(config) -> dict[str, Experiment]:
                 values=values, settings=dict(row.get("settings", {}) or {}),
                 options=opts, trials=trials, algorithms=row_algos,
                 title=row.get("title", name), ablation_of=row.get("ablation_of"),
-                changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"))
+                changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"),
+                priority=int(row.get("priority", 0)))
     return out
 
 

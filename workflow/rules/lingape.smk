@@ -53,6 +53,7 @@ LG_YAHOO = [n for n, e in LG_EXPERIMENTS.items() if e.instance == "lingape_yahoo
 
 # Exp. 3: the arm sets of every run, drawn from the parsed R6A day of May 1 (shared yahoo_* rules).
 rule lingape_yahoo_instance:
+    priority: 50
     input:
         day="data/processed/r6a/day20090501.npz",
     output:

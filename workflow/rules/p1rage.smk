@@ -88,6 +88,7 @@ rule p1rage_table:
 
 
 rule p1rage_yahoo_instance:
+    priority: 50
     input:
         days=expand("data/processed/r6a/day{day}.npz", day=R6A_DAYS),
         qc="data/processed/r6a_qc.json",

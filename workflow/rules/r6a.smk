@@ -17,6 +17,8 @@ def r6a_dir():
 
 
 rule yahoo_synthetic_corpus:
+    # First when ready: the R6A chain gates the Yahoo! experiments, the longest simulate jobs.
+    priority: 50
     output:
         marker="data/synthetic_r6a/SYNTHETIC.json",
     params:
@@ -33,6 +35,8 @@ rule yahoo_synthetic_corpus:
 
 
 rule yahoo_check:
+    # First when ready: the R6A chain gates the Yahoo! experiments, the longest simulate jobs.
+    priority: 50
     input:
         ["data/synthetic_r6a/SYNTHETIC.json"] if r6a_synthetic() else [],
     output:
@@ -51,6 +55,8 @@ rule yahoo_check:
 
 
 rule yahoo_parse_day:
+    # First when ready: the R6A chain gates the Yahoo! experiments, the longest simulate jobs.
+    priority: 50
     input:
         "data/processed/r6a_checked.flag",
     output:

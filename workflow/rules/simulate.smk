@@ -45,6 +45,7 @@ for _exp in EXPERIMENTS.values():
             # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
             f"{PREFIX}logs/{_exp.study}/benchmarks/simulate/{_exp.name}/{{algorithm}}/chunk{{chunk}}.tsv"
         threads: 1
+        priority: _exp.priority
         resources:
             mem_mb=1000,
             runtime=30 + 10 * len(_exp.setting_ids()),
