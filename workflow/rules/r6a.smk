@@ -77,6 +77,8 @@ rule yahoo_parse_day:
 
 
 rule yahoo_qc:
+    # The Yahoo! instances read the QC counts: part of the chain that goes first.
+    priority: 50
     input:
         expand("data/processed/r6a/day{day}_qc.json", day=R6A_DAYS),
     output:
