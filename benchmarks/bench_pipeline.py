@@ -39,7 +39,7 @@ def children_cpu() -> float:
 
 def run(workdir: Path, args) -> tuple[float, float]:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
-           "--cores", str(args.cores), "--quiet", "rules", *args.target]
+           "--cores", str(args.cores), *args.target, "--quiet", "rules"]
     if args.config:
         cmd += ["--config", *args.config]
     if args.scheduler:
