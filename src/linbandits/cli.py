@@ -174,25 +174,26 @@ def jsonable(obj):
     raise TypeError(f"not JSON serialisable: {type(obj)}")
 
 
-def cmd_instance(args) -> int:
+def write_instance(instance, out: str, summary: str) -> None:
     from linbandits.problems import save_instance
 
-    instance = load_instance(args)
-    save_instance(args.out, instance)
-    write_text_atomic(Path(args.summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
+    save_instance(out, instance)
+    write_text_atomic(Path(summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
+
+
+def cmd_instance(args) -> int:
+    write_instance(load_instance(args), args.out, args.summary)
     return 0
 
 
 def cmd_instance_cells(args) -> int:
     """Every setting of one experiment's instance family in one process (one pipeline job)."""
     from linbandits.catalogue import build_instance
-    from linbandits.problems import save_instance
 
     common = parse_pairs(args.setting, "--setting")
     for cell_settings, out, summary in args.cell:
-        instance = build_instance(args.instance, {**common, **parse_pairs([cell_settings], "--cell")})
-        save_instance(out, instance)
-        write_text_atomic(Path(summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
+        write_instance(build_instance(args.instance, {**common, **parse_pairs([cell_settings], "--cell")}),
+                       out, summary)
     return 0
 
 

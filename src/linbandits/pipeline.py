@@ -130,8 +130,19 @@ def job_seed(config, experiment: str, setting: str) -> int:
     An experiment with its own `seed` uses it as is (a study whose protocol
     fixes the seeds, e.g. runs 0..9)."""
     exp = experiments(config).get(experiment)
-    if exp is not None and exp.seed is not None:
+    if exp is not None:
+        return seed_of(config, exp, setting)
+    return _hashed_seed(config, experiment, setting)
+
+
+def seed_of(config, exp: Experiment, setting: str) -> int:
+    """job_seed of an experiment already at hand (the rules ask it for every setting)."""
+    if exp.seed is not None:
         return int(exp.seed)
+    return _hashed_seed(config, exp.name, setting)
+
+
+def _hashed_seed(config, experiment: str, setting: str) -> int:
     digest = hashlib.sha256(f"{config['seed']}/{experiment}/{setting}".encode()).hexdigest()
     return int(digest[:8], 16)
 
@@ -150,20 +161,12 @@ def chunk_names(config, experiment: Experiment) -> list[str]:
     return [f"{lo}-{lo + n - 1}" for lo, n in chunks(config, experiment)]
 
 
-def seed_of(config, exp: Experiment, setting: str) -> int:
-    """job_seed without looking the experiment up again (the rules ask for every setting)."""
-    if exp.seed is not None:
-        return int(exp.seed)
-    return job_seed(config, exp.name, setting)
-
-
 def simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
     """What one simulate job writes: one file per setting of the experiment, as patterns in the
     job's wildcards {algorithm} and {chunk}. A job is (experiment, algorithm, run range): it pays
     process start-up and compilation once for all the settings (results do not change: run i of a
     setting depends only on that setting's seed and i)."""
-    return [f"{prefix(config)}results/{exp.study}/raw/{exp.name}/{s}/{{algorithm}}/chunk{{chunk}}.{ext}"
-            for s in exp.setting_ids()]
+    return [raw_path(config, exp, s, "{algorithm}", "{chunk}", ext) for s in exp.setting_ids()]
 
 
 def simulate_cell_args(config, exp: Experiment, csvs) -> str:
@@ -206,9 +209,13 @@ def instance_path(config, exp: Experiment, setting: str, ext: str = "npz") -> st
     return f"{prefix(config)}results/{exp.study}/instances/{exp.name}/{setting}.{ext}"
 
 
+def raw_path(config, exp: Experiment, setting: str, algorithm: str, chunk: str, ext: str = "csv") -> str:
+    """results/<study>/raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.<ext>: one cell's runs a..b."""
+    return f"{prefix(config)}results/{exp.study}/raw/{exp.name}/{setting}/{algorithm}/chunk{chunk}.{ext}"
+
+
 def raw_chunk_paths(config, exp: Experiment, setting: str, algorithm: str, ext: str = "csv") -> list[str]:
-    return [f"{prefix(config)}results/{exp.study}/raw/{exp.name}/{setting}/{algorithm}/chunk{lo}-{lo + n - 1}.{ext}"
-            for lo, n in chunks(config, exp)]
+    return [raw_path(config, exp, setting, algorithm, chunk, ext) for chunk in chunk_names(config, exp)]
 
 
 def table_paths(config, exp: Experiment) -> list[str]:

@@ -33,14 +33,6 @@ def all_inputs(wildcards):
     return targets + [f"{PREFIX}results/overview.md"]
 
 
-def study_of(wildcards):
-    """The experiment's study, checked against the {study} part of the path."""
-    exp = experiment(wildcards.experiment)
-    if exp.study != wildcards.study:
-        raise UserError(f"experiment {exp.name} belongs to study {exp.study}, not {wildcards.study}")
-    return exp.study
-
-
 def preview_note():
     return "PREVIEW: reduced run counts, not the published protocol" if config.get("preview") else ""
 
