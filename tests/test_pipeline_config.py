@@ -1,8 +1,9 @@
 """The config-expansion logic behind the rules (linbandits.pipeline)."""
+import copy
 import pytest
 import yaml
 
-from linbandits import pipeline
+from linbandits import catalogue, pipeline
 from linbandits.errors import UserError
 from pathlib import Path
 
@@ -123,9 +124,40 @@ def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
                              for s, out in zip(exp.setting_ids(), csvs)]
         words = shlex.split(pipeline.instance_cell_args(config, exp))
         own = [words[i + 1] for i, w in enumerate(words) if w == "--cell"]
-        assert own == ["" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}" for s in exp.setting_ids()]
+        assert own == ["" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}"
+                       for s in pipeline.own_instance_settings(exp)]
         fixed = [words[i + 1] for i, w in enumerate(words) if w == "--setting"]
         assert fixed == [f"{k}={v}" for k, v in exp.settings.items()]
+
+
+def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):
+    """Experiments on the same family and settings (SW-UCB's switches, OAM's epsilon = 0 runs, the
+    P1-RAGE ablations) read the instance file of the first published experiment that has it; each
+    file has exactly one writer, and a setting differing in one value keeps its own file."""
+    exps = pipeline.experiments(config)
+    writers = {}
+    for name, exp in exps.items():
+        for path in pipeline.instance_outputs(config, exp, "npz"):
+            assert path not in writers, f"{path} written by {writers[path]} and {name}"
+            writers[path] = name
+    for name, exp in exps.items():
+        for path in pipeline.instance_inputs(config, exp):
+            if exp.instance in catalogue.family_names():
+                assert path in writers, f"{name} reads {path}, which no instance job writes"
+    rexp3, fig1 = exps["swucb_fig1_rexp3"], exps["swucb_fig1"]
+    assert pipeline.instance_outputs(config, rexp3, "npz") == []
+    assert pipeline.instance_inputs(config, rexp3) == pipeline.instance_inputs(config, fig1)
+    # fig2 differs from fig1 only in its budget setting: its own files
+    assert set(pipeline.instance_inputs(config, exps["swucb_fig2"])).isdisjoint(pipeline.instance_inputs(config, fig1))
+    # an ablation never owns a file a published experiment needs
+    for name, exp in exps.items():
+        if not exp.ablation_of:
+            assert all(not exps[writers[p]].ablation_of for p in pipeline.instance_inputs(config, exp) if p in writers)
+    # a changed setting is a different instance
+    changed = copy.deepcopy(config)
+    changed["studies"]["swucb"]["experiments"]["swucb_fig1_rexp3"]["settings"]["budget"] = "cuberoot"
+    moved = pipeline.experiments(changed)["swucb_fig1_rexp3"]
+    assert pipeline.instance_inputs(changed, moved) == pipeline.instance_inputs(changed, pipeline.experiments(changed)["swucb_fig2"])
 
 
 def test_a_sweep_over_seeds_is_scaled_like_runs(config):

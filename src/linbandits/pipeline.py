@@ -41,6 +41,8 @@ class Experiment:
     seed: int | None = None
     chunk_size: int | None = None
     priority: int = 0
+    # (setting, experiment, its setting) for each setting whose instance another experiment writes.
+    borrowed_instances: tuple = ()
 
     def setting_ids(self) -> list[str]:
         if self.sweep is None:
@@ -110,7 +112,31 @@ def experiments(config) -> dict[str, Experiment]:
                 title=row.get("title", name), ablation_of=row.get("ablation_of"),
                 changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"),
                 priority=int(row.get("priority", 0)))
-    return out
+    return _share_instances(out)
+
+
+def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
+    """Point every setting whose built-in instance equals an earlier experiment's at that file.
+
+    An instance file is a pure function of its family and settings (the seed of a simulate job is
+    not one of them), so experiments that vary only algorithms or options (SW-UCB's switches, the
+    P1-RAGE ablations) need no instance job of their own. Owners are published experiments before
+    ablations, then config order."""
+    from linbandits import catalogue
+
+    families = set(catalogue.family_names())
+    owners: dict = {}
+    out = {}
+    for name, exp in sorted(exps.items(), key=lambda item: bool(item[1].ablation_of)):
+        borrowed = []
+        if exp.instance in families:
+            for setting in exp.setting_ids():
+                key = (exp.study, exp.instance, tuple(sorted((k, repr(v)) for k, v in exp.instance_settings(setting).items())))
+                owner = owners.setdefault(key, (name, setting))
+                if owner[0] != name:
+                    borrowed.append((setting, *owner))
+        out[name] = dataclasses.replace(exp, borrowed_instances=tuple(borrowed)) if borrowed else exp
+    return {name: out[name] for name in exps}
 
 
 def study_experiments(config, study: str, published_only: bool = False) -> dict[str, Experiment]:
@@ -178,14 +204,26 @@ def simulate_cell_args(config, exp: Experiment, csvs) -> str:
                     f"{shlex.quote(str(out))}" for s, out in zip(settings, csvs))
 
 
+def own_instance_settings(exp: Experiment) -> list[str]:
+    """The settings whose instance file this experiment writes (the others it reads from their owner)."""
+    borrowed = {b[0] for b in exp.borrowed_instances}
+    return [s for s in exp.setting_ids() if s not in borrowed]
+
+
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
+    """The instance files the experiment's instance job writes."""
+    return [instance_path(config, exp, s, ext) for s in own_instance_settings(exp)]
+
+
+def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
+    """The instance file of every setting of the experiment, wherever it is written."""
     return [instance_path(config, exp, s, ext) for s in exp.setting_ids()]
 
 
 def instance_cell_args(config, exp: Experiment) -> str:
-    """`--setting` for the experiment's fixed settings, then `--cell SWEPT OUT SUMMARY` per setting."""
+    """`--setting` for the experiment's fixed settings, then `--cell SWEPT OUT SUMMARY` per own setting."""
     cells = []
-    for s in exp.setting_ids():
+    for s in own_instance_settings(exp):
         own = "" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}"
         cells.append(f"--cell {shlex.quote(own)} {shlex.quote(instance_path(config, exp, s))} "
                      f"{shlex.quote(instance_path(config, exp, s, 'json'))}")
@@ -206,6 +244,9 @@ def prefix(config) -> str:
 
 
 def instance_path(config, exp: Experiment, setting: str, ext: str = "npz") -> str:
+    for own, owner, owner_setting in exp.borrowed_instances:
+        if own == setting:
+            return f"{prefix(config)}results/{exp.study}/instances/{owner}/{owner_setting}.{ext}"
     return f"{prefix(config)}results/{exp.study}/instances/{exp.name}/{setting}.{ext}"
 
 

@@ -16,7 +16,9 @@ EXPERIMENTS = pipeline.experiments(config)
 FIGURES = pipeline.figures(config)
 PREFIX = pipeline.prefix(config)
 STUDIES = list(pipeline.study_sections(config))
-BUILTIN = sorted(n for n, e in EXPERIMENTS.items() if e.instance in catalogue.family_names())
+# Experiments with an instance job: a built-in family, and a setting no earlier experiment writes.
+BUILTIN = sorted(n for n, e in EXPERIMENTS.items()
+                 if e.instance in catalogue.family_names() and pipeline.own_instance_settings(e))
 CURVE_STUDIES = [s for s in STUDIES if catalogue.studies()[s].curves]
 
 # Each study's rules file appends its default targets (tables, figures,

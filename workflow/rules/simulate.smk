@@ -24,7 +24,7 @@ for _exp in EXPERIMENTS.values():
         name:
             f"simulate_{_exp.name}"
         input:
-            npz=pipeline.instance_outputs(config, _exp, "npz"),
+            npz=pipeline.instance_inputs(config, _exp),
         output:
             csv=pipeline.simulate_outputs(config, _exp, "csv"),
             meta=pipeline.simulate_outputs(config, _exp, "json"),
