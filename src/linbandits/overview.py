@@ -36,3 +36,23 @@ def render_overview(studies: list[dict], preview: bool = False) -> str:
 
 def write_overview(studies: list[dict], out, preview: bool = False) -> None:
     write_text_atomic(out, render_overview(studies, preview))
+
+
+def main(argv=None) -> int:
+    import argparse
+    import json
+
+    from linbandits.errors import UserError
+
+    parser = argparse.ArgumentParser(prog="linbandits overview", description="Write the overview page.")
+    parser.add_argument("--studies", required=True,
+                        help="JSON list of {name, paper, enabled, claims, figures}, in config order")
+    parser.add_argument("--preview", action="store_true", help="say that the run counts are reduced")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    try:
+        studies = json.loads(args.studies)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"overview: --studies is not JSON: {exc}") from None
+    write_overview(studies, args.out, args.preview)
+    return 0

@@ -98,6 +98,26 @@ def test_cli_rejects_title_count_mismatch(tmp_path, curves_table, capsys):
     assert not (tmp_path / "f.pdf").exists()
 
 
+def test_cli_overlays_the_published_curve_of_the_named_experiment(tmp_path, curves_table, monkeypatch, capsys):
+    """The figure rules are shell commands: `--overlay E` draws E's published cells dashed on that
+    panel, `--overlay -` draws none, and a count that does not match the tables is one error line."""
+    from linbandits.studies.p1rage import figures
+
+    path = tmp_path / "t.csv"
+    write_table(curves_table, path)
+    drawn = []
+    monkeypatch.setattr(figures, "write_figure", lambda *a, **k: drawn.append(a[-1]))
+    assert cli.main(["p1rage-figure", "--kind", "curves", "--table", str(path), "--table", str(path),
+                     "--title", "t", "--overlay", "multi_osci", "--overlay", "-",
+                     "--out-stem", str(tmp_path / "f")]) == 0
+    first, second = drawn[0]
+    assert second is None
+    assert set(first["experiment"]) == {"multi_osci"} and len(first) > 0
+    assert cli.main(["p1rage-figure", "--kind", "curves", "--table", str(path), "--title", "t",
+                     "--overlay", "multi_osci", "--overlay", "-", "--out-stem", str(tmp_path / "g")]) == 2
+    assert "2 --overlay for 1 --table" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------ zero-error points
 
 def test_zero_errors_drawn_at_one_over_n(curves_table):

@@ -156,6 +156,13 @@ def test_cli_end_to_end(tmp_path, summary):
     assert list(table["algorithm"]) == ["G-BAI", "G-BAI", "Peace", "Peace"]
     assert list(table["experiment"].unique()) == ["soare_scale"]
     np.testing.assert_array_equal(table["n_errors"], [0, 0, 1, 1])
+    # the pipeline passes the same rows inline: the same files, byte for byte
+    inline = tmp_path / "inline"
+    assert cli.main(["p1rage-table", "--experiment", "soare_scale", "--rows", spec.read_text(),
+                     "--out-csv", str(inline / "t.csv"), "--out-md", str(inline / "t.md"),
+                     "--out-tex", str(inline / "t.tex")]) == 0
+    for ext in ("csv", "md", "tex"):
+        assert (inline / f"t.{ext}").read_bytes() == (out / f"t.{ext}").read_bytes()
 
 
 def test_cli_reports_user_errors(tmp_path, summary, capsys):

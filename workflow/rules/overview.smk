@@ -1,5 +1,8 @@
 # The overview page of the report: every study, its figures, its claims' verdicts.
 
+import json as _overview_json
+from shlex import quote as _overview_quote
+
 
 def overview_studies():
     out = []
@@ -21,14 +24,12 @@ rule overview:
     output:
         report(PREFIX + "results/overview.md", caption="../report/overview.rst", category="Overview"),
     params:
-        studies=overview_studies(),
-        preview=bool(config.get("preview")),
+        studies=_overview_quote(_overview_json.dumps(overview_studies())),
+        preview="--preview" if config.get("preview") else "",
     log:
         PREFIX + "logs/overview.log",
     resources:
         mem_mb=500,
         runtime=5,
-    run:
-        from linbandits.overview import write_overview
-
-        write_overview(params.studies, output[0], params.preview)
+    shell:
+        "linbandits overview --studies {params.studies} {params.preview} --out {output} > {log} 2>&1"

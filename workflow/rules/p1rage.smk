@@ -4,6 +4,7 @@
 # the Theorem 1 figure and the ablations. Everything under results/p1rage/,
 # figures/p1rage/ and logs/p1rage/.
 
+import json as _p1_json
 from shlex import quote as shlex_quote
 
 P1 = "p1rage"
@@ -68,20 +69,16 @@ rule p1rage_table:
     wildcard_constraints:
         experiment="|".join(P1_EXPERIMENTS) or "none",
     params:
-        rows=p1_table_rows,
+        # Inline JSON: a `shell` job is one plain process; a `run` job would re-read the workflow.
+        rows=lambda w: shlex_quote(_p1_json.dumps(p1_table_rows(w))),
     log:
         f"{PREFIX}logs/{P1}/tables/{{experiment}}.log",
     resources:
         mem_mb=1000,
         runtime=5,
-    run:
-        from linbandits.studies.p1rage.error_tables import TableRow, aggregate
-        from linbandits.tables import write_table
-
-        rows = [TableRow(experiment=wildcards.experiment, algorithm=r["algorithm"], x=r["x"],
-                         chunks=tuple(r["chunks"]), summary=r["summary"], n_trials=r["n_trials"])
-                for r in params.rows]
-        write_table(aggregate(rows), output.csv, output.md, output.tex)
+    shell:
+        "linbandits p1rage-table --experiment {wildcards.experiment} --rows {params.rows} "
+        "--out-csv {output.csv} --out-md {output.md} --out-tex {output.tex} > {log} 2>&1"
 
 
 # ------------------------------------------------------------- Yahoo! instance (Fig. 2b)
@@ -138,28 +135,27 @@ for _fig, _spec in pipeline.figures(config).items():
             ),
         params:
             kind=_spec["kind"],
-            titles=[p.get("title", EXPERIMENTS[p["experiment"]].title) for p in _spec["panels"]],
-            xlabels=[p.get("xlabel", "") for p in _spec["panels"]],
-            subtitles=[p1_panel_subtitle(p["experiment"]) for p in _spec["panels"]],
-            logx=any(p.get("logx", False) for p in _spec["panels"]),
+            titles=" ".join("--title " + shlex_quote(p.get("title", EXPERIMENTS[p["experiment"]].title))
+                            for p in _spec["panels"]),
+            xlabels=" ".join("--xlabel " + shlex_quote(p.get("xlabel", "")) for p in _spec["panels"]),
+            subtitles=" ".join("--subtitle " + shlex_quote(p1_panel_subtitle(p["experiment"]) or "")
+                               for p in _spec["panels"]),
+            logx="--logx" if any(p.get("logx", False) for p in _spec["panels"]) else "",
             stem=f"{P1_FIGURES}/{_fig}",
             # The published curve is drawn dashed beside each panel, except
             # Yahoo! on the synthetic stand-in (the authors ran real R6A).
-            overlay=[None if p1_uses_synthetic_data(p["experiment"]) else p["experiment"] for p in _spec["panels"]],
+            overlay=" ".join("--overlay " + ("-" if p1_uses_synthetic_data(p["experiment"]) else p["experiment"])
+                             for p in _spec["panels"]),
+            tables=lambda w, input: " ".join(f"--table {t}" for t in input.tables),
         log:
             f"{PREFIX}logs/{P1}/figures/{_fig}.log",
         resources:
             mem_mb=1000,
             runtime=5,
-        run:
-            from linbandits.studies.p1rage.error_tables import read_table
-            from linbandits.studies.p1rage.figures import write_figure
-            from linbandits.studies.p1rage.published import published_for, read_published
-
-            published = read_published(input.published)
-            overlays = [None if e is None else published_for(e, published) for e in params.overlay]
-            write_figure(params.kind, [read_table(t) for t in input.tables], params.titles,
-                         params.stem, params.xlabels, params.subtitles, params.logx, overlays)
+        shell:
+            "linbandits p1rage-figure --kind {params.kind} {params.tables} {params.titles} {params.xlabels} "
+            "{params.subtitles} {params.logx} --published {input.published} {params.overlay} "
+            "--out-stem {params.stem} > {log} 2>&1"
 
 
 # ------------------------------------------------------------- claims and ablations

@@ -165,17 +165,22 @@ def main_aggregate(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="linbandits p1rage-table",
                                      description="Aggregate trial chunks into a table.")
     parser.add_argument("--experiment", required=True)
-    parser.add_argument("--spec", required=True, help="JSON file listing the rows")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--spec", help="JSON file listing the rows")
+    source.add_argument("--rows", help="the same JSON, given inline (the pipeline's table rule)")
     parser.add_argument("--out-csv", required=True)
     parser.add_argument("--out-md", required=True)
     parser.add_argument("--out-tex", required=True)
     args = parser.parse_args(argv)
     # A UserError propagates to linbandits.cli.main, which prints it alone.
     try:
-        with open(args.spec, encoding="utf-8") as handle:
-            spec = json.load(handle)
+        if args.rows is not None:
+            spec = json.loads(args.rows)
+        else:
+            with open(args.spec, encoding="utf-8") as handle:
+                spec = json.load(handle)
     except (FileNotFoundError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read table spec {args.spec}: {exc}") from None
+        raise UserError(f"cannot read table spec {args.spec or '--rows'}: {exc}") from None
     table = aggregate(rows_from_spec(spec, args.experiment))
     write_table(table, args.out_csv, args.out_md, args.out_tex)
     return 0

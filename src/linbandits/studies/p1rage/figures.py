@@ -254,10 +254,22 @@ def main_figure(argv=None) -> int:
                         help="second, smaller title line; once or once per --table")
     parser.add_argument("--xlabel", action="append", help="once or once per --table")
     parser.add_argument("--logx", action="store_true", help="log scale on x")
+    parser.add_argument("--published", metavar="CSV", help="published cells (p1rage_published.csv)")
+    parser.add_argument("--overlay", action="append", metavar="EXPERIMENT",
+                        help="per --table: the experiment whose published cells are drawn dashed, or '-' for none")
     parser.add_argument("--out-stem", required=True, help="writes STEM.pdf and STEM.png")
     args = parser.parse_args(argv)
     # A UserError propagates to linbandits.cli.main, which prints it alone.
     tables = [read_table(path) for path in args.table]
-    write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel, args.subtitle, args.logx)
+    overlays = None
+    if args.overlay:
+        if len(args.overlay) != len(tables):
+            raise UserError(f"got {len(args.overlay)} --overlay for {len(tables)} --table; give one per table")
+        from linbandits.studies.p1rage.published import published_for, read_published
+
+        published = read_published(args.published) if args.published else read_published()
+        overlays = [None if e == "-" else published_for(e, published) for e in args.overlay]
+    subtitles = None if args.subtitle is None else [s or None for s in args.subtitle]
+    write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel, subtitles, args.logx, overlays)
     return 0
 
