@@ -33,9 +33,10 @@ class _Base:
         self.options = parse_options(self, options)
         self.instance = instance
         self.problem = engine.Problem.of(instance)
+        self._eta = np.empty((self.problem.T, self.problem.K))   # every run's noise matrix, refilled
 
     def run(self, seed: int, trial: int) -> engine.Run:
-        eta = engine.noise_matrix(self.instance, seed, trial)
+        eta = engine.noise_matrix(self.instance, seed, trial, out=self._eta)
         return self.run_on(eta, functools.partial(engine.algorithm_rng, self.name, seed, trial))
 
     def simulate(self, seed, trials, progress=None) -> Records:
