@@ -11,7 +11,7 @@ import numpy as np
 
 from linbandits.options import parse_options
 from linbandits.study import Records
-from linbandits.studies.opkb import gpucb, opkb, streams
+from linbandits.studies.opkb import opkb, streams
 from linbandits.studies.opkb.blas import one_blas_thread
 from linbandits.studies.opkb.kernel import features
 
@@ -20,6 +20,13 @@ COMMON_CHOICES = {"noise": streams.NOISE_KINDS}
 OPKB_DEFAULTS = {"sigma": 100.0, "beta_scale": 50.0, "mu_scale": 0.2, "e_scale": 0.01, "g_scale": 0.05,
                  "mixture_probability": 0.2, "delta": 1e-4}
 CURVE_POINTS = 1000
+
+
+def _gpucb():
+    """The GP-UCB family's compiled loops, imported on first use: OPKB's jobs need no numba."""
+    from linbandits.studies.opkb import gpucb
+
+    return gpucb
 
 
 def curve_rounds(T: int) -> np.ndarray:
@@ -69,7 +76,7 @@ class GPUCB(ArmRewardsAlgorithm):
     defaults = {**COMMON, "lam": 20.0, "v": 0.01}
 
     def run(self, seed, trial, Phi):
-        return gpucb.run_gpucb(self.instance, Phi, self.options, seed, trial, window=0)[0], {}
+        return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=0)[0], {}
 
 
 class SWGPUCB(ArmRewardsAlgorithm):
@@ -78,7 +85,7 @@ class SWGPUCB(ArmRewardsAlgorithm):
     defaults = {**COMMON, "lam": 20.0, "v": 0.01, "window": 3000}
 
     def run(self, seed, trial, Phi):
-        return gpucb.run_gpucb(self.instance, Phi, self.options, seed, trial, window=self.options["window"])[0], {}
+        return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=self.options["window"])[0], {}
 
 
 class WGPUCB(ArmRewardsAlgorithm):
@@ -87,7 +94,7 @@ class WGPUCB(ArmRewardsAlgorithm):
     defaults = {**COMMON, "lam": 0.01, "scale": 0.5, "discount": 0.9996}
 
     def run(self, seed, trial, Phi):
-        return gpucb.run_wgpucb(self.instance, Phi, self.options, seed, trial)[0], {}
+        return _gpucb().run_wgpucb(self.instance, Phi, self.options, seed, trial)[0], {}
 
 
 class OPKB(ArmRewardsAlgorithm):
