@@ -74,18 +74,22 @@ def snakemake_own_cpu(proc) -> float:
 
 
 def job_records(workdir: Path, prefix: str):
-    """One record per simulate job (experiment, algorithm, run range; every setting of the
-    experiment): study, algorithm, wall, cpu, and the time its algorithm ran (the cells' sidecars)."""
+    """One record per simulate job (experiment, algorithm or `all` when bundled, run range; every
+    setting of the experiment): study, wall, and per algorithm the time it ran (the cells' sidecars)."""
     root = workdir / prefix
     for bench in sorted((root / "logs").glob("*/benchmarks/simulate/*/*/*.tsv")):
         study, _, _, experiment, algorithm = bench.relative_to(root / "logs").parts[:5]
         with open(bench) as handle:
             row = next(csv.DictReader(handle, delimiter="\t"))
-        sidecars = [json.loads(p.read_text()) for p in
-                    (root / "results" / study / "raw" / experiment).glob(f"*/{algorithm}/{bench.stem}.json")]
-        yield {"study": study, "algorithm": algorithm, "wall": float(row["s"]),
-               "algorithm_seconds": sum(float(c.get("elapsed_seconds", 0.0)) for c in sidecars),
-               "algorithm_cpu": sum(float(c.get("cpu_seconds", 0.0)) for c in sidecars)}
+        pattern = f"*/*/{bench.stem}.json" if algorithm == "all" else f"*/{algorithm}/{bench.stem}.json"
+        seconds = defaultdict(float)
+        cpu = 0.0
+        for path in (root / "results" / study / "raw" / experiment).glob(pattern):
+            sidecar = json.loads(path.read_text())
+            seconds[path.parent.name] += float(sidecar.get("elapsed_seconds", 0.0))
+            cpu += float(sidecar.get("cpu_seconds", 0.0))
+        yield {"study": study, "wall": float(row["s"]), "per_algorithm": dict(seconds),
+               "algorithm_seconds": sum(seconds.values()), "algorithm_cpu": cpu}
 
 
 def jobs_run(workdir: Path) -> int:
@@ -109,7 +113,8 @@ def report(records, wall, cpu, own, jobs) -> str:
         total = sum(r["algorithm_seconds"] for r in rows) or 1.0
         per_algo = defaultdict(float)
         for r in rows:
-            per_algo[r["algorithm"]] += r["algorithm_seconds"]
+            for algorithm, seconds in r["per_algorithm"].items():
+                per_algo[algorithm] += seconds
         shares = ", ".join(f"{a} {100 * s / total:.0f}%" for a, s in sorted(per_algo.items(), key=lambda kv: -kv[1]))
         lines.append(f"\n{study}: algorithm time {total / 60:.2f} min; shares: {shares}")
     return "\n".join(lines)

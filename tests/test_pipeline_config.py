@@ -1,5 +1,6 @@
 """The config-expansion logic behind the rules (linbandits.pipeline)."""
 import copy
+import shlex
 import pytest
 import yaml
 
@@ -128,6 +129,24 @@ def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
                        for s in pipeline.own_instance_settings(exp)]
         fixed = [words[i + 1] for i, w in enumerate(words) if w == "--setting"]
         assert fixed == [f"{k}={v}" for k, v in exp.settings.items()]
+
+
+def test_a_bundled_job_runs_the_same_commands_as_the_jobs_it_replaces(config):
+    """A preview bundles an experiment's algorithms into one job: it writes exactly the files of the
+    per-algorithm jobs and runs exactly their commands (through `linbandits batch`)."""
+    assert not pipeline.bundles_algorithms(config)
+    assert pipeline.bundles_algorithms({**config, "preview": True})
+    for exp in pipeline.experiments(config).values():
+        for chunk in pipeline.chunk_names(config, exp):
+            separate = sorted(p.format(algorithm=a, chunk=chunk) for a in exp.algorithms
+                              for p in pipeline.simulate_outputs(config, exp, "csv"))
+            bundled = sorted(p.format(chunk=chunk) for p in pipeline.bundled_simulate_outputs(config, exp, "csv"))
+            assert bundled == separate
+            for a in exp.algorithms:
+                words = shlex.split(pipeline.simulate_command(config, exp, a, chunk, curves=False))
+                assert words[:3] == ["simulate-cells", "--algorithm", a]
+                outs = [words[i + 3] for i, w in enumerate(words) if w == "--cell"]
+                assert outs == [p.format(algorithm=a, chunk=chunk) for p in pipeline.simulate_outputs(config, exp)]
 
 
 def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):

@@ -126,3 +126,31 @@ def test_simulate_cells_bad_input_is_one_message(tmp_path, capsys):
                  "--cell", str(files[0]), "2", out]) == 2
     assert "same output file" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_batch_writes_what_its_commands_write_one_by_one(tmp_path, p1_instances):
+    """`linbandits batch` (a preview's bundled simulate job) runs several algorithms' simulate-cells in
+    one process: every file is byte-identical to the same command run on its own; a failing command
+    stops the batch with its code, and the commands after it do not run."""
+    import shlex
+
+    def command(algorithm, folder):
+        cells = " ".join(f"--cell {f} {s} {folder / f'{algorithm}_{i}.csv'}"
+                         for i, (f, s) in enumerate(zip(p1_instances, [21, 22, 23, 24])))
+        return f"simulate-cells --algorithm {algorithm} --trials 30 --first-trial 3 {cells}"
+
+    (tmp_path / "batch").mkdir()
+    (tmp_path / "one").mkdir()
+    algorithms = ["Peace", "P1-RAGE", "OD-LinBAI"]
+    assert main(["batch", *[command(a, tmp_path / "batch") for a in algorithms]]) == 0
+    for a in algorithms:
+        assert main(shlex.split(command(a, tmp_path / "one"))) == 0
+    for a in algorithms:
+        for i in range(len(p1_instances)):
+            assert (tmp_path / "batch" / f"{a}_{i}.csv").read_bytes() == (tmp_path / "one" / f"{a}_{i}.csv").read_bytes()
+
+    (tmp_path / "failed").mkdir()
+    bad = command("G-BAI", tmp_path / "failed").replace("--trials 30", "--trials 0")
+    assert main(["batch", bad, command("Peace", tmp_path / "failed")]) == 2
+    assert not list((tmp_path / "failed").glob("Peace_*.csv"))
+    assert main(["batch", "batch simulate-cells"]) == 2

@@ -264,6 +264,12 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
                             help="one cell's own settings ('' for none), its instance file and summary")
     inst_cells.set_defaults(func=cmd_instance_cells)
 
+    batch = sub.add_parser("batch", help="run several linbandits commands in one process, in order",
+                           description="Each argument is one command line without the leading `linbandits`, "
+                                       "e.g. 'simulate-cells --algorithm A ...'. Stops at the first failure.")
+    batch.add_argument("commands", nargs="+", metavar="COMMAND")
+    batch.set_defaults(func=cmd_batch)
+
     for name, (_, help_text) in delegated_commands().items():
         sub.add_parser(name, add_help=False, help=help_text)
     return parser
@@ -288,15 +294,34 @@ def run_delegated(target: str, argv) -> int:
     return args.func(args) or 0
 
 
+def dispatch(argv) -> int:
+    delegated = delegated_commands()
+    if argv and argv[0] in delegated:
+        return run_delegated(delegated[argv[0]][0], argv)
+    parser = build_parser(full_help=any(a in ("-h", "--help") for a in argv))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def cmd_batch(args) -> int:
+    """Several commands in one process, in order; stops at the first that fails. A bundled simulate job
+    (preview) runs every algorithm of an experiment so: one start-up and one numba load, not one each."""
+    import shlex
+
+    for line in args.commands:
+        argv = shlex.split(line)
+        if not argv or argv[0] == "batch":
+            raise UserError(f"batch: {line!r} is not a linbandits command (a batch holds commands, not batches)")
+        code = dispatch(argv)
+        if code:
+            return code
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        delegated = delegated_commands()
-        if argv and argv[0] in delegated:
-            return run_delegated(delegated[argv[0]][0], argv)
-        parser = build_parser(full_help=any(a in ("-h", "--help") for a in argv))
-        args = parser.parse_args(argv)
-        return args.func(args)
+        return dispatch(argv)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -195,6 +195,12 @@ def simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
     return [raw_path(config, exp, s, "{algorithm}", "{chunk}", ext) for s in exp.setting_ids()]
 
 
+def bundled_simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
+    """What a bundled simulate job writes (bundles_algorithms): every algorithm's file of every setting,
+    as patterns in the job's wildcard {chunk}."""
+    return [raw_path(config, exp, s, a, "{chunk}", ext) for a in exp.algorithms for s in exp.setting_ids()]
+
+
 def simulate_cell_args(config, exp: Experiment, csvs) -> str:
     """`--cell INSTANCE SEED OUT` for every setting, in setting order (csvs: the job's CSV outputs)."""
     settings = exp.setting_ids()
@@ -208,6 +214,22 @@ def own_instance_settings(exp: Experiment) -> list[str]:
     """The settings whose instance file this experiment writes (the others it reads from their owner)."""
     borrowed = {b[0] for b in exp.borrowed_instances}
     return [s for s in exp.setting_ids() if s not in borrowed]
+
+
+def bundles_algorithms(config) -> bool:
+    """One simulate job per experiment and run range for all its algorithms (one process), instead of one
+    per algorithm: a preview's jobs are so small that process start-up would dominate them."""
+    return bool(config.get("preview") or config.get("bundle_algorithms"))
+
+
+def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool) -> str:
+    """`simulate-cells ...` (after `linbandits`) for one algorithm and run range over every setting."""
+    first, n = chunk_bounds(chunk)
+    csvs = [raw_path(config, exp, s, algorithm, chunk) for s in exp.setting_ids()]
+    words = [f"simulate-cells --algorithm {shlex.quote(algorithm)} --first-trial {first} --trials {n}",
+             option_args(exp.options.get(algorithm, {})), "--curves" if curves else "",
+             simulate_cell_args(config, exp, csvs)]
+    return " ".join(w for w in words if w)
 
 
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:

@@ -42,12 +42,15 @@ def test_every_table_has_the_schema(full_run):
     assert (full_run / "figures/p1rage/thm1_gbai_bound.pdf").exists()
 
 
-def test_tables_identical_across_cores_and_chunk_sizes(full_run, tmp_path, make_workdir, snakemake):
-    other = make_workdir(tmp_path / "other", chunk_size=7)
+def test_tables_identical_across_cores_chunk_sizes_and_bundling(full_run, tmp_path, make_workdir, snakemake):
+    """--cores 1, chunk size 7 and every algorithm of an experiment in one job (a preview's layout):
+    the same tables, byte for byte, as the full run's --cores 2, chunk size 20, one job per algorithm."""
+    other = make_workdir(tmp_path / "other", chunk_size=7, bundle_algorithms=True)
     targets = [f"results/p1rage/tables/{n}.csv" for n in ("soare_sto", "multi_osci", "malicious")]
     snakemake(other, "--cores", "1", *targets)
     chunks = list((other / "results/p1rage/raw/soare_sto/T210/P1-RAGE").glob("chunk*.csv"))
     assert len(chunks) == 5  # really re-chunked
+    assert len(list((other / "logs/p1rage/simulate/soare_sto/all").glob("chunk*.log"))) == 5  # really bundled
     for t in targets:
         assert (other / t).read_bytes() == (full_run / t).read_bytes(), t
 
