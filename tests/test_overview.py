@@ -22,5 +22,5 @@ def test_overview_command_refuses_bad_json_in_one_line(tmp_path, capsys):
     code = cli.main(["overview", "--studies", "[{", "--out", str(tmp_path / "o.md")])
     assert code == 2
     err = capsys.readouterr().err.strip()
-    assert "--studies is not JSON" in err and len(err.splitlines()) == 1
+    assert "--studies is not valid JSON" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "o.md").exists()

@@ -12,3 +12,13 @@ class UserError(Exception):
 def unknown_name(kind: str, name: str, valid) -> UserError:
     valid = sorted(valid)
     return UserError(f"unknown {kind} {name!r}; valid {kind}s are: {', '.join(valid)}")
+
+
+def json_argument(text: str, flag: str):
+    """The JSON a rule passes inline on a command line (`--manifest`, `--rows`, ...), or one UserError."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{flag} is not valid JSON: {exc}") from None

@@ -40,9 +40,8 @@ def write_overview(studies: list[dict], out, preview: bool = False) -> None:
 
 def main(argv=None) -> int:
     import argparse
-    import json
 
-    from linbandits.errors import UserError
+    from linbandits.errors import json_argument
 
     parser = argparse.ArgumentParser(prog="linbandits overview", description="Write the overview page.")
     parser.add_argument("--studies", required=True,
@@ -50,9 +49,5 @@ def main(argv=None) -> int:
     parser.add_argument("--preview", action="store_true", help="say that the run counts are reduced")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    try:
-        studies = json.loads(args.studies)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"overview: --studies is not JSON: {exc}") from None
-    write_overview(studies, args.out, args.preview)
+    write_overview(json_argument(args.studies, "--studies"), args.out, args.preview)
     return 0

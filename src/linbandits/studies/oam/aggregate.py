@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from linbandits.atomic import write_text_atomic
-from linbandits.errors import UserError
+from linbandits.errors import UserError, json_argument
 from linbandits.npzfile import read_npz, write_npz
 from linbandits.problems import load_instance_file
 from linbandits.studies.oam.allocation import lower_bound
@@ -112,10 +112,7 @@ def main_aggregate(argv=None) -> int:
                                                       "series: {algorithm: [chunk csv, ...]}, switch_of, switch}}")
     p.add_argument("--out-dir", required=True)
     args = p.parse_args(argv)
-    try:
-        manifest = json.loads(args.manifest)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"--manifest is not valid JSON: {exc}") from None
+    manifest = json_argument(args.manifest, "--manifest")
     for name, spec in manifest.items():
         write_aggregate(aggregate_experiment(name, spec), args.out_dir)
     return 0

@@ -8,12 +8,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from linbandits.errors import UserError
+from linbandits.errors import UserError, json_argument
 from linbandits.plotting import (PANEL_WIDTH, STYLE, add_figure_legend, algorithm_style, mark_preview,
                                  save_figure, set_panel_title)
 from linbandits.studies.oam.aggregate import read_aggregate
@@ -76,10 +75,7 @@ def main_figures(argv=None) -> int:
     p = argparse.ArgumentParser(prog="linbandits oam-figures")
     p.add_argument("--manifest", required=True, help="JSON: {figure: {stem, panels: [{aggregate, title, overlay}]}}")
     args = p.parse_args(argv)
-    try:
-        manifest = json.loads(args.manifest)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"--manifest is not valid JSON: {exc}") from None
+    manifest = json_argument(args.manifest, "--manifest")
     for spec in manifest.values():
         write_figure(spec)
     return 0

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from linbandits import tables
-from linbandits.errors import UserError
+from linbandits.errors import UserError, json_argument
 from linbandits.stats import normal_ci, wilson_ci
 from linbandits.tables import order_key, write_table
 
@@ -173,14 +173,14 @@ def main_aggregate(argv=None) -> int:
     parser.add_argument("--out-tex", required=True)
     args = parser.parse_args(argv)
     # A UserError propagates to linbandits.cli.main, which prints it alone.
-    try:
-        if args.rows is not None:
-            spec = json.loads(args.rows)
-        else:
+    if args.rows is not None:
+        spec = json_argument(args.rows, "--rows")
+    else:
+        try:
             with open(args.spec, encoding="utf-8") as handle:
                 spec = json.load(handle)
-    except (FileNotFoundError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read table spec {args.spec or '--rows'}: {exc}") from None
+        except (FileNotFoundError, json.JSONDecodeError) as exc:
+            raise UserError(f"cannot read table spec {args.spec}: {exc}") from None
     table = aggregate(rows_from_spec(spec, args.experiment))
     write_table(table, args.out_csv, args.out_md, args.out_tex)
     return 0
