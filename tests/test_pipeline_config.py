@@ -1,6 +1,7 @@
 """The config-expansion logic behind the rules (linbandits.pipeline)."""
 import copy
 import shlex
+import types
 import pytest
 import yaml
 
@@ -147,6 +148,11 @@ def test_a_bundled_job_runs_the_same_commands_as_the_jobs_it_replaces(config):
                 assert words[:3] == ["simulate-cells", "--algorithm", a]
                 outs = [words[i + 3] for i, w in enumerate(words) if w == "--cell"]
                 assert outs == [p.format(algorithm=a, chunk=chunk) for p in pipeline.simulate_outputs(config, exp)]
+            outputs, job, command = pipeline.simulate_job({**config, "bundle_algorithms": True}, exp, curves=False)
+            assert job == "all" and outputs["csv"] == pipeline.bundled_simulate_outputs(config, exp, "csv")
+            batch = shlex.split(command(types.SimpleNamespace(chunk=chunk)))
+            assert batch == ["batch", *[pipeline.simulate_command(config, exp, a, chunk, curves=False)
+                                        for a in exp.algorithms]]
 
 
 def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):

@@ -232,6 +232,19 @@ def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves
     return " ".join(w for w in words if w)
 
 
+def simulate_job(config, exp: Experiment, curves: bool):
+    """(output patterns by extension, the job's name in log paths, the command after `linbandits`)
+    of the experiment's simulate jobs: per algorithm and run range, or all algorithms of a run range
+    in one `batch` when bundles_algorithms. The command is a function of the job's wildcards."""
+    exts = ["csv", "json"] + (["curves.npz"] if curves else [])
+    if not bundles_algorithms(config):
+        return ({ext: simulate_outputs(config, exp, ext) for ext in exts}, "{algorithm}",
+                lambda w: simulate_command(config, exp, w.algorithm, w.chunk, curves))
+    return ({ext: bundled_simulate_outputs(config, exp, ext) for ext in exts}, "all",
+            lambda w: "batch " + " ".join(shlex.quote(simulate_command(config, exp, a, w.chunk, curves))
+                                          for a in exp.algorithms))
+
+
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
     """The instance files the experiment's instance job writes."""
     return [instance_path(config, exp, s, ext) for s in own_instance_settings(exp)]
@@ -266,10 +279,10 @@ def prefix(config) -> str:
 
 
 def instance_path(config, exp: Experiment, setting: str, ext: str = "npz") -> str:
-    for own, owner, owner_setting in exp.borrowed_instances:
-        if own == setting:
-            return f"{prefix(config)}results/{exp.study}/instances/{owner}/{owner_setting}.{ext}"
-    return f"{prefix(config)}results/{exp.study}/instances/{exp.name}/{setting}.{ext}"
+    """results/<study>/instances/<experiment>/<setting>.<ext>, of the experiment that writes it."""
+    owner, owner_setting = next(((o, os) for own, o, os in exp.borrowed_instances if own == setting),
+                                (exp.name, setting))
+    return f"{prefix(config)}results/{exp.study}/instances/{owner}/{owner_setting}.{ext}"
 
 
 def raw_path(config, exp: Experiment, setting: str, algorithm: str, chunk: str, ext: str = "csv") -> str:
