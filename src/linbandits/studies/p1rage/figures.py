@@ -20,6 +20,7 @@ from linbandits.plotting import (LEGEND_HEIGHT, MIN_FIGURE_WIDTH, PANEL_WIDTH, S
                                  per_panel, save_figure, set_panel_title, use_log_x)
 from linbandits.plotting import algorithm_style as _style
 from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary, read_table
+from linbandits.studies.p1rage.published import PUBLISHED_CSV, published_for, read_published
 
 # Fixed per algorithm so a colour means the same algorithm in every figure.
 ALGORITHM_COLOURS = {"G-BAI": "#1f77b4", "P1-RAGE": "#d62728", "P1-Peace": "#ff7f0e",
@@ -254,7 +255,8 @@ def main_figure(argv=None) -> int:
                         help="second, smaller title line; once or once per --table")
     parser.add_argument("--xlabel", action="append", help="once or once per --table")
     parser.add_argument("--logx", action="store_true", help="log scale on x")
-    parser.add_argument("--published", metavar="CSV", help="published cells (p1rage_published.csv)")
+    parser.add_argument("--published", metavar="CSV", default=str(PUBLISHED_CSV),
+                        help="published cells (default: the study's p1rage_published.csv)")
     parser.add_argument("--overlay", action="append", metavar="EXPERIMENT",
                         help="per --table: the experiment whose published cells are drawn dashed, or '-' for none")
     parser.add_argument("--out-stem", required=True, help="writes STEM.pdf and STEM.png")
@@ -265,9 +267,7 @@ def main_figure(argv=None) -> int:
     if args.overlay:
         if len(args.overlay) != len(tables):
             raise UserError(f"got {len(args.overlay)} --overlay for {len(tables)} --table; give one per table")
-        from linbandits.studies.p1rage.published import published_for, read_published
-
-        published = read_published(args.published) if args.published else read_published()
+        published = read_published(args.published)
         overlays = [None if e == "-" else published_for(e, published) for e in args.overlay]
     subtitles = None if args.subtitle is None else [s or None for s in args.subtitle]
     write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel, subtitles, args.logx, overlays)
