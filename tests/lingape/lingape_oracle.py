@@ -136,9 +136,11 @@ def xy_static(X, means, draws, key, *, gaussian=True, noise_sd=1.0, sigma=1.0, l
 
 
 def xy_adaptive(X, means, rng, key_of_mask, *, gaussian=True, noise_sd=1.0, sigma=1.0, lam=0.0, delta=0.05,
-                alpha=0.1, max_phases=200):
+                alpha=0.1, max_phases=200, max_pulls=None):
     """Phases: reset, pull every arm once, greedy over Y_S until v <= alpha rho_prev; eliminate among all arms
-    on the phase's data. The phase's reward sums come from rng (see the engine: exact in distribution)."""
+    on the phase's data. The phase's reward sums come from rng (see the engine: exact in distribution).
+    With max_pulls, a phase is cut when it has made that many pulls, and the run when its phases total that
+    many (before that phase's elimination); a cut run returns its first active arm and ends `phases` with "cut"."""
     K, d = X.shape
     active, rho = list(range(K)), 1.0
     total = np.zeros(K, dtype=np.int64)
@@ -153,6 +155,8 @@ def xy_adaptive(X, means, rng, key_of_mask, *, gaussian=True, noise_sd=1.0, sigm
             T[a] += 1
         while True:
             n = int(T.sum())
+            if max_pulls is not None and n >= max_pulls:
+                return active[0], total + T, phases + ["cut"]
             arm = greedy_xy_arm(X, A, pairs, key, n)
             A = A + np.outer(X[arm], X[arm])
             T[arm] += 1
@@ -161,6 +165,8 @@ def xy_adaptive(X, means, rng, key_of_mask, *, gaussian=True, noise_sd=1.0, sigm
             if v <= alpha * rho:
                 break
         n = int(T.sum())
+        if max_pulls is not None and total.sum() + n >= max_pulls:     # cut before this phase's elimination
+            return active[0], total + T, phases + ["cut"]
         if gaussian:
             sums = T * means + noise_sd * np.sqrt(T) * rng.standard_normal(K)
         else:

@@ -105,3 +105,22 @@ def test_xy_oracle():
     arm, T, stopped = oracle.xy_oracle(inst.X, inst.means, p, sigma=algo.sigma, delta=inst.delta)
     for k in range(2):
         assert_same(rec, counts, k, (arm, T, stopped))
+
+
+def test_xy_adaptive_cut_at_max_pulls():
+    """Soare's instance at d = 2 needs ~1.2e6 pulls in its fourth phase: a cap of 3000 cuts every run there.
+    The first run's cut phase is kept and the next runs resume at its end; each run equals the same run made
+    alone (fresh sequences) and the plain oracle's run with the same cap."""
+    inst = soare_wide(d=2, omega=0.01)
+    trials = [0, 1, 2]
+    rec, counts = engine_runs(XYAdaptive(inst, max_pulls=3000), trials)
+    assert rec.info["censored_trials"] == trials
+    for k, t in enumerate(trials):
+        alone, alone_counts = engine_runs(XYAdaptive(inst, max_pulls=3000), [t])
+        assert alone_counts[0].tolist() == counts[k].tolist()
+        arm, T, phases = oracle.xy_adaptive(inst.X, inst.means, streams.noise_rng(SEED, t),
+                                            lambda mask: streams.shared_tie_key(SEED, mask), sigma=1.0, lam=0.0,
+                                            delta=inst.delta, max_pulls=3000)
+        assert phases[-1] == "cut" and len(phases) > 1
+        assert counts[k].tolist() == T.tolist()
+        assert int(rec.columns["recommended"][k]) == arm and int(rec.columns["correct"][k]) == 0

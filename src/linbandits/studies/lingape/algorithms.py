@@ -238,8 +238,9 @@ class PhaseSequences:
     active set S (through the pairs Y_S) steers the greedy pulls, so the phase's
     pulls are a prefix of one fixed sequence per S; a phase ends at the first
     step whose score v is <= its threshold. Sequences are kept as checkpoints
-    (n, v, G, T) at the phase ends asked for so far, and resumed from the last
-    checkpoint with v above a new threshold (v never increases along a sequence)."""
+    (n, v, G, T) at the phase ends asked for so far (and where a phase reached the
+    pull limit), and resumed from the last checkpoint with v above a new threshold
+    (v never increases along a sequence)."""
 
     def __init__(self, X: np.ndarray, lam: float, seed: int, limit: int):
         self.X, self.lam, self.seed, self.limit = X, lam, seed, limit
@@ -262,7 +263,9 @@ class PhaseSequences:
         status = kn.phase_kernel(G, D, W, T, ist, fst, self.X, Y, self.lam,
                                  np.uint64(streams.shared_tie_key(self.seed, mask)), threshold, self.limit, REFRESH)
         ended = status == kn.PHASE_END
-        if ended and (start + 1 == len(points) or points[start + 1][0] != ist[0]):
+        # A phase cut at the limit is kept too: the next run that reaches it resumes there and is cut at once,
+        # instead of redoing the same max_pulls greedy steps.
+        if (ended or status == kn.AT_LIMIT) and (start + 1 == len(points) or points[start + 1][0] != ist[0]):
             points.insert(start + 1, (int(ist[0]), float(fst[0]), (G.copy(), D.copy(), W.copy()), T.copy()))
         return T, float(fst[0]), ended
 
