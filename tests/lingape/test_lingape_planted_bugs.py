@@ -78,33 +78,6 @@ def test_stop_every_second_pull_is_caught_in_xy_static(monkeypatch):
     assert static_mismatches(random_bai(seed=3, K=3, d=2), [0, 1, 2, 3]) > 0
 
 
-# XY-static's exact shortcuts (kernels.mark_stale, kernels.track_top), each broken on purpose: the pure-Python
-# static kernel calls them through the module, so the patched version is the one that runs.
-
-def stale_only_on_moved_rows(u, dc, argp, stale):
-    """Planted bug: an arm's cached score kept although the pair where its maximum sat shrank."""
-    for a in range(u.shape[0]):
-        if u[a] != 0.0:
-            stale[a] = True
-
-
-def top_never_moves(mus, r, top, moved, nm):
-    """Planted bug: the best estimated arm is not recomputed after the estimates move."""
-    return top
-
-
-# Canonical (orthogonal) arms: G is diagonal, so both shortcuts are taken; at Delta = 0.5 the best estimate
-# changes hands during some runs.
-@pytest.mark.parametrize("name, bug, Delta, d", [("mark_stale", stale_only_on_moved_rows, 1.0, 3),
-                                                 ("track_top", top_never_moves, 0.5, 2)])
-def test_xy_static_shortcut_bugs_are_caught(monkeypatch, name, bug, Delta, d):
-    python_kernels(monkeypatch)
-    inst = canonical(Delta=Delta, d=d)
-    assert static_mismatches(inst, [0, 1, 2, 3]) == 0
-    monkeypatch.setattr(kn, name, bug)
-    assert static_mismatches(inst, [0, 1, 2, 3]) > 0
-
-
 def test_xy_adaptive_resumed_cut_phase_bug_is_caught(monkeypatch):
     """Planted bug: a run resuming at a phase kept where it reached max_pulls gets a wrong count."""
     real = kn.phase_kernel

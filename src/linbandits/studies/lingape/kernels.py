@@ -122,8 +122,6 @@ def pull(G, D, W, c, u, dc):
     for p in range(P):
         dc[p] = D[c, p]
     for i in range(K):
-        if u[i] == 0.0:       # x_i is A^{-1}-orthogonal to x_c: row i of G and D does not change
-            continue
         ui = u[i] * f
         for j in range(K):
             G[i, j] -= ui * u[j]
@@ -221,59 +219,18 @@ def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R,
 # ---------------------------------------------------------------- greedy XY design
 
 @njit(cache=True)
-def greedy_scores(G, D, W, scores, argp, stale):
-    """scores[a] = max over the tracked pairs of the width after one more pull of arm a (argp[a]: a pair
-    where it is reached), recomputed for the stale arms only (see mark_stale)."""
+def greedy_scores(G, D, W, scores):
+    """scores[a] = max over the tracked pairs of the width after one more pull of arm a."""
     K = G.shape[0]
     P = W.shape[0]
     for a in range(K):
-        if not stale[a]:
-            continue
         f = 1.0 / (1.0 + G[a, a])
         m = -np.inf
-        q = 0
         for p in range(P):
             sc = W[p] - D[a, p] * D[a, p] * f
             if sc > m:
                 m = sc
-                q = p
         scores[a] = m
-        argp[a] = q
-        stale[a] = False
-
-
-@njit(cache=True)
-def mark_stale(u, dc, argp, stale):
-    """After pull(..., c, u, dc): arm a's greedy score can only have changed if G[a, c] != 0 (else its row of
-    G and D is untouched and its terms W_p - D_ap^2 / (1 + G_aa) change only where W_p shrinks, i.e. dc_p != 0)
-    or if its maximum sat on a pair that shrank. Otherwise the maximum is the same number: exact."""
-    for a in range(u.shape[0]):
-        if u[a] != 0.0 or dc[argp[a]] != 0.0:
-            stale[a] = True
-
-
-@njit(cache=True, inline="always")
-def first_argmax(M, r):
-    """argmax of row r of M, first index on ties (no row view: this runs per run and pull)."""
-    top = 0
-    for a in range(1, M.shape[1]):
-        if M[r, a] > M[r, top]:
-            top = a
-    return top
-
-
-@njit(cache=True, inline="always")
-def track_top(mus, r, top, moved, nm):
-    """first_argmax(mus, r) after only the arms moved[:nm] changed, given the previous one, top."""
-    for k in range(nm):
-        a = moved[k]
-        if a == top:
-            return first_argmax(mus, r)
-    for k in range(nm):    # the top's estimate did not move: only a moved arm can overtake it (first index on ties)
-        a = moved[k]
-        if mus[r, a] > mus[r, top] or (mus[r, a] == mus[r, top] and a < top):
-            return first_argmax(mus, r)
-    return top
 
 
 @njit(cache=True)
@@ -289,13 +246,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
     u = np.empty(K)
     dc = np.empty(W.shape[0])
     scores = np.empty(K)
-    argp = np.zeros(K, dtype=np.int64)
-    stale = np.ones(K, dtype=np.bool_)
-    moved = np.empty(K, dtype=np.int64)
     last_fail = np.zeros(R, dtype=np.int64)
-    tops = np.empty(R, dtype=np.int64)
-    for r in range(R):
-        tops[r] = first_argmax(mus, r)
     log_c = math.log(6.0 * K * K / (math.pi ** 2 * delta))
     while True:
         n = ist[0]
@@ -304,26 +255,20 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
         for r in range(R):
             if not active[r]:
                 continue
-            top = tops[r]
+            top = 0
+            for a in range(1, K):
+                if mus[r, a] > mus[r, top]:
+                    top = a
             # The arm that failed last time is tested first: usually it fails again, one test per run.
             ok = True
-            a = last_fail[r]
             for k in range(K):
-                if a != top:
-                    gap = mus[r, top] - mus[r, a]
-                    x = c2 * max(W[pid[top, a]], 0.0)
-                    # gap < sqrt(x), with sqrt only where gap^2 and x are within 1e-9 of each other
-                    if gap < 0.0 or gap * gap < x * (1.0 - 1e-9):
-                        fails = True
-                    elif gap * gap > x * (1.0 + 1e-9):
-                        fails = False
-                    else:
-                        fails = gap < math.sqrt(x)
-                    if fails:
-                        ok = False
-                        last_fail[r] = a
-                        break
-                a = a + 1 if a + 1 < K else 0
+                a = (last_fail[r] + k) % K
+                if a == top:
+                    continue
+                if mus[r, top] - mus[r, a] < math.sqrt(c2 * max(W[pid[top, a]], 0.0)):
+                    ok = False
+                    last_fail[r] = a
+                    break
             if ok and n % STOP_CHECK_EVERY == 0:
                 active[r] = False
                 stop_n[r] = n
@@ -337,37 +282,27 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
             return AT_LIMIT
         if ist[1] >= draws.shape[1]:
             return NEED_DRAWS
-        greedy_scores(G, D, W, scores, argp, stale)
+        greedy_scores(G, D, W, scores)
         arm = pick_min_tied(scores, key, n)
         pos = ist[1]
         f = 1.0 / (1.0 + G[arm, arm])
-        nm = 0                  # the arms whose estimate moves: G[a, arm] != 0 (mu_a += 0 changes nothing)
-        for a in range(K):
-            if G[a, arm] != 0.0:
-                moved[nm] = a
-                nm += 1
         for r in range(R):
             if not active[r]:
                 continue
             y = reward_of(means[arm], draws[r, pos], reward_kind, noise_sd)
             resid = (y - mus[r, arm]) * f
-            for k in range(nm):
-                a = moved[k]
+            for a in range(K):
                 mus[r, a] += G[a, arm] * resid
-            tops[r] = track_top(mus, r, tops[r], moved, nm)
             sums[r, arm] += y      # b = X^T sums: needed only when the state is recomputed
         pull(G, D, W, arm, u, dc)
-        mark_stale(u, dc, argp, stale)
         T[arm] += 1
         ist[1] = pos + 1
         ist[0] = n + 1
         if refresh > 0 and (n + 1) % refresh == 0:
             XZ, _ = fresh_state(G, D, W, T, X, Y, lam)
-            stale[:] = True
             for r in range(R):
                 if active[r]:
                     mus[r, :] = XZ @ (X.T @ sums[r])
-                    tops[r] = first_argmax(mus, r)
 
 
 @njit(cache=True)
@@ -380,22 +315,18 @@ def phase_kernel(G, D, W, T, ist, fst, X, Y, lam, key, threshold, max_n, refresh
     u = np.empty(K)
     dc = np.empty(W.shape[0])
     scores = np.empty(K)
-    argp = np.zeros(K, dtype=np.int64)
-    stale = np.ones(K, dtype=np.bool_)
     while True:
         n = ist[0]
         if n >= max_n:
             return AT_LIMIT
-        greedy_scores(G, D, W, scores, argp, stale)
+        greedy_scores(G, D, W, scores)
         arm = pick_min_tied(scores, key, n)
         pull(G, D, W, arm, u, dc)
-        mark_stale(u, dc, argp, stale)
         T[arm] += 1
         ist[0] = n + 1
         fst[0] = scores[arm]
         if refresh > 0 and (n + 1) % refresh == 0:
             fresh_state(G, D, W, T, X, Y, lam)
-            stale[:] = True
         if scores[arm] <= threshold:
             return PHASE_END
 
