@@ -11,12 +11,16 @@ from linbandits import pipeline
 from linbandits.claims import VERDICTS
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
-# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments.
+# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments (instances_<study>
+# when bundled).
 SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc"}
 
 
 def rule_study(rule, config):
-    """The study whose experiment a simulate_/instances_ rule runs (None for any other rule)."""
+    """The study whose experiment a simulate_/instances_ rule runs, or whose instances a bundled
+    instances_<study> rule writes (None for any other rule)."""
+    if rule.startswith("instances_") and rule[len("instances_"):] in config["studies"]:
+        return rule[len("instances_"):]
     for head in ("simulate_", "instances_"):
         exp = pipeline.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
         if exp is not None:

@@ -150,9 +150,10 @@ def test_a_bundled_job_runs_the_same_commands_as_the_jobs_it_replaces(config):
                 assert outs == [p.format(algorithm=a, chunk=chunk) for p in pipeline.simulate_outputs(config, exp)]
             outputs, job, command = pipeline.simulate_job({**config, "bundle_algorithms": True}, exp, curves=False)
             assert job == "all" and outputs["csv"] == pipeline.bundled_simulate_outputs(config, exp, "csv")
-            batch = shlex.split(command(types.SimpleNamespace(chunk=chunk)))
-            assert batch == ["batch", *[pipeline.simulate_command(config, exp, a, chunk, curves=False)
-                                        for a in exp.algorithms]]
+            line = command(types.SimpleNamespace(chunk=chunk))
+            singles = [pipeline.simulate_command(config, exp, a, chunk, curves=False) for a in exp.algorithms]
+            # one algorithm: its command as it is; more: a batch of them
+            assert (shlex.split(line) == ["batch", *singles]) if len(singles) > 1 else line == singles[0]
 
 
 def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):
@@ -200,3 +201,31 @@ def test_a_sweep_over_seeds_is_scaled_like_runs(config):
 
 def full_values(config, name):
     return pipeline.experiments(config)[name].values
+
+
+def test_a_preview_runs_the_preview_values_only(config):
+    assert pipeline.experiments(config)["exp2_canonical"].values == (1.0, 0.1, 0.01)
+    config["preview"] = True
+    assert pipeline.experiments(config)["exp2_canonical"].values == (1.0, 0.1)
+    assert pipeline.experiments(config)["exp1_soare"].values == tuple(range(2, 11))   # no preview_values: all
+    config["studies"]["lingape"]["experiments"]["exp2_canonical"]["preview_values"] = [0.1, 0.5]
+    with pytest.raises(UserError, match=r"exp2_canonical: preview_values \[0.5\] are not among its values"):
+        pipeline.experiments(config)
+
+
+def test_bundled_instance_jobs_run_the_same_commands_and_write_the_same_files(config):
+    exps = [e for e in pipeline.experiments(config).values()
+            if e.instance in catalogue.family_names() and pipeline.own_instance_settings(e)]
+    single = pipeline.instance_jobs(config, exps)
+    assert [g for g in single.values() if len(g) != 1] == []
+    commands = {e.name: pipeline.instance_command(config, [e]) for e in exps}
+    assert all(c.startswith("instance-cells --instance ") for c in commands.values())
+    config["bundle_algorithms"] = True
+    bundled = pipeline.instance_jobs(config, exps)
+    assert set(bundled) == {e.study for e in exps if not e.ablation_of} | {e.name for e in exps if e.ablation_of}
+    assert sorted(e.name for g in bundled.values() for e in g) == sorted(single)
+    for group in bundled.values():
+        words = shlex.split(pipeline.instance_command(config, group))
+        expected = [commands[e.name] for e in group]
+        assert (words[1:] == expected and words[0] == "batch") if len(group) > 1 else \
+            pipeline.instance_command(config, group) == expected[0]

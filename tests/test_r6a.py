@@ -288,6 +288,27 @@ def test_instance_from_the_synthetic_corpus(corpus, pca):
     np.testing.assert_array_equal(load_instance_file(again).X, inst.X)   # the seed fixes the arm set
 
 
+def test_a_batch_of_L_values_equals_each_built_alone(corpus, tmp_path):
+    """The pipeline builds every L of an experiment in one `batch` process, which fits the days once
+    (yahoo._FITS); each file must equal the one a fresh process would write."""
+    days = " ".join(str(corpus / f"{d}.npz") for d in r6a.PUBLISHED_DAYS)
+
+    def command(L, stem):
+        return (f"p1rage-yahoo-instance --days {days} --pca per_day --L {L} --T 3000 --seed 5 "
+                f"--out {tmp_path / stem}.npz --summary {tmp_path / stem}.json")
+
+    features._FITS.clear()
+    assert run(["batch", command(100, "b100"), command(500, "b500")]) == 0
+    for L in (100, 500):
+        features._FITS.clear()
+        assert run(command(L, f"a{L}").split()) == 0
+        batched, alone = load_instance_file(tmp_path / f"b{L}.npz"), load_instance_file(tmp_path / f"a{L}.npz")
+        np.testing.assert_array_equal(batched.X, alone.X)
+        np.testing.assert_array_equal(batched.thetas, alone.thetas)
+        assert (tmp_path / f"b{L}.json").read_text() == (tmp_path / f"a{L}.json").read_text()
+    assert json.loads((tmp_path / "b100.json").read_text())["L"] == 100
+
+
 def test_synthetic_files_are_recognised_without_their_marker(tmp_path):
     d = make_dir(tmp_path)
     (d / "SYNTHETIC.json").unlink()

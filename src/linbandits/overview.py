@@ -9,7 +9,7 @@ def render_overview(studies: list[dict], preview: bool = False) -> str:
     """studies: [{name, paper, enabled, claims (path or None), figures: [paths]}] in config order."""
     lines = ["# Overview: the replicated papers", ""]
     if preview:
-        lines += ["**PREVIEW**: reduced run counts, not the published protocol; verdicts are indicative only.", ""]
+        lines += ["**PREVIEW**: reduced runs (and settings, where the config says), not the published protocol; verdicts are indicative only.", ""]
     lines += ["| study | paper | figures | claims | " + " | ".join(VERDICTS) + " |",
               "|---|---|---:|---:|" + "---:|" * len(VERDICTS)]
     details = []

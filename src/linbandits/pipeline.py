@@ -83,6 +83,15 @@ def enabled_studies(config) -> list[str]:
     return [s for s, body in study_sections(config).items() if body.get("enabled", True)]
 
 
+def preview_values(name: str, values: tuple, chosen) -> tuple:
+    """The sweep values a preview runs: `preview_values`, in the order of `values`, which must hold them all."""
+    missing = [v for v in chosen if v not in values]
+    if missing:
+        raise UserError(f"experiment {name}: preview_values {missing} are not among its values {list(values)}; "
+                        f"list a subset of values")
+    return tuple(v for v in values if v in chosen)
+
+
 def experiments(config) -> dict[str, Experiment]:
     """Every experiment of every study (and ablation), by unique name."""
     out = {}
@@ -99,6 +108,8 @@ def experiments(config) -> dict[str, Experiment]:
                                 f"{study}); experiment names must be unique")
             trials = max(floor, int(round(row["trials"] * scale)))
             values = tuple(row.get("values", ()))
+            if config.get("preview") and row.get("preview_values"):
+                values = preview_values(name, values, row["preview_values"])
             if row.get("sweep") == RUN_SWEEP and scale != 1.0:
                 # A sweep over the instance's seed is a sweep over runs (one instance drawn per
                 # run, as the OPKB authors did): scaled like a run count, first values kept.
@@ -241,8 +252,13 @@ def simulate_job(config, exp: Experiment, curves: bool):
         return ({ext: simulate_outputs(config, exp, ext) for ext in exts}, "{algorithm}",
                 lambda w: simulate_command(config, exp, w.algorithm, w.chunk, curves))
     return ({ext: bundled_simulate_outputs(config, exp, ext) for ext in exts}, "all",
-            lambda w: "batch " + " ".join(shlex.quote(simulate_command(config, exp, a, w.chunk, curves))
-                                          for a in exp.algorithms))
+            lambda w: batch_command([simulate_command(config, exp, a, w.chunk, curves) for a in exp.algorithms]))
+
+
+def batch_command(commands: list[str]) -> str:
+    """One `linbandits` command line (after `linbandits`) running `commands` in order in one process:
+    the command itself if there is one, else a `batch` of them."""
+    return commands[0] if len(commands) == 1 else "batch " + " ".join(shlex.quote(c) for c in commands)
 
 
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
@@ -253,6 +269,22 @@ def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
 def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
     """The instance file of every setting of the experiment, wherever it is written."""
     return [instance_path(config, exp, s, ext) for s in exp.setting_ids()]
+
+
+def instance_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
+    """The instance jobs, by name: one per experiment, or, when bundles_algorithms (a preview), one per
+    study for all its published-protocol experiments (their instance-cells commands in one `batch`).
+    Ablations keep a job each: they are built only on request, and a bundle would build them always."""
+    jobs: dict[str, list[Experiment]] = {}
+    for e in exps:
+        jobs.setdefault(e.study if bundles_algorithms(config) and not e.ablation_of else e.name, []).append(e)
+    return jobs
+
+
+def instance_command(config, exps: list[Experiment]) -> str:
+    """The command (after `linbandits`) of an instance job writing the own instance files of `exps`."""
+    return batch_command([f"instance-cells --instance {shlex.quote(e.instance)} {instance_cell_args(config, e)}"
+                          for e in exps])
 
 
 def instance_cell_args(config, exp: Experiment) -> str:

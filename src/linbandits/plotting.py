@@ -31,7 +31,6 @@ PANEL_WIDTH = 3.6   # inches per side-by-side panel
 MIN_FIGURE_WIDTH = 4.8  # a lone panel still needs room for a 3-column legend
 LEGEND_ENTRY_WIDTH = 1.5  # inches per legend column
 LEGEND_HEIGHT = 0.5
-PREVIEW_NOTE = "PREVIEW: reduced run counts, not the published protocol"
 
 
 def algorithm_style(name: str, palette: dict | None = None) -> tuple[str, str]:

@@ -51,6 +51,7 @@ def test_tables_identical_across_cores_chunk_sizes_and_bundling(full_run, tmp_pa
     chunks = list((other / "results/p1rage/raw/soare_sto/T210/P1-RAGE").glob("chunk*.csv"))
     assert len(chunks) == 5  # really re-chunked
     assert len(list((other / "logs/p1rage/simulate/soare_sto/all").glob("chunk*.log"))) == 5  # really bundled
+    assert (other / "logs/p1rage/instances/p1rage.log").exists()   # one instance job for the study
     for t in targets:
         assert (other / t).read_bytes() == (full_run / t).read_bytes(), t
 

@@ -36,7 +36,8 @@ def all_inputs(wildcards):
 
 
 def preview_note():
-    return "PREVIEW: reduced run counts, not the published protocol" if config.get("preview") else ""
+    # A preview runs fewer runs, and fewer settings where an experiment's preview_values say so.
+    return "PREVIEW: reduced runs and settings, not the published protocol" if config.get("preview") else ""
 
 
 wildcard_constraints:

@@ -1,24 +1,24 @@
-# One job per experiment of an instance family (any study): it writes the
-# instance file (+ JSON summary) of every setting,
+# The instance files of the experiments with a built-in instance family (any
+# study): every setting's instance file (+ JSON summary),
 #   results/<study>/instances/<experiment>/<setting>.npz
-# in one process. One rule per experiment, named instances_<experiment>.
+# One rule per experiment, named instances_<experiment>; in a preview (or with
+# `bundle_algorithms: true`) one per study, instances_<study>, that runs the same
+# instance-cells commands in one process (`linbandits batch`).
 
-for _name in BUILTIN:
-    _exp = EXPERIMENTS[_name]
+for _name, _exps in pipeline.instance_jobs(config, [EXPERIMENTS[n] for n in BUILTIN]).items():
 
     rule:
         name:
             f"instances_{_name}"
         output:
-            npz=pipeline.instance_outputs(config, _exp, "npz"),
-            summary=pipeline.instance_outputs(config, _exp, "json"),
+            npz=[f for e in _exps for f in pipeline.instance_outputs(config, e, "npz")],
+            summary=[f for e in _exps for f in pipeline.instance_outputs(config, e, "json")],
         params:
-            family=_exp.instance,
-            cells=pipeline.instance_cell_args(config, _exp),
+            command=pipeline.instance_command(config, _exps),
         log:
-            f"{PREFIX}logs/{_exp.study}/instances/{_name}.log",
+            f"{PREFIX}logs/{_exps[0].study}/instances/{_name}.log",
         resources:
             mem_mb=500,
-            runtime=5 + len(_exp.setting_ids()),
+            runtime=5 + sum(len(e.setting_ids()) for e in _exps),
         shell:
-            "linbandits instance-cells --instance {params.family} {params.cells} > {log} 2>&1"
+            "linbandits {params.command} > {log} 2>&1"

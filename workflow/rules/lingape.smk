@@ -40,7 +40,7 @@ rule lingape_table:
     params:
         rows=lg_table_args,
     log:
-        f"logs/{LG}/tables/{{experiment}}.log",
+        f"{PREFIX}logs/{LG}/tables/{{experiment}}.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -51,27 +51,35 @@ rule lingape_table:
 LG_YAHOO = [n for n, e in LG_EXPERIMENTS.items() if e.instance == "lingape_yahoo"]
 
 
-# Exp. 3: the arm sets of every run, drawn from the parsed R6A day of May 1 (shared yahoo_* rules).
-rule lingape_yahoo_instance:
-    priority: 50
-    input:
-        day="data/processed/r6a/day20090501.npz",
-    output:
-        npz=LG_RESULTS + "/instances/{experiment}/K{K}.npz",
-        summary=LG_RESULTS + "/instances/{experiment}/K{K}.json",
-    wildcard_constraints:
-        experiment="|".join(LG_YAHOO) or "none",
-        K=r"\d+",
-    params:
-        runs=lambda w: EXPERIMENTS[w.experiment].trials,
-    log:
-        f"logs/{LG}/instances/{{experiment}}_K{{K}}.log",
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    shell:
-        "linbandits lingape-yahoo-instance --day {input.day} --K {wildcards.K} --runs {params.runs} "
-        "--out {output.npz} --summary {output.summary} > {log} 2>&1"
+# Exp. 3: the arm sets of every run, drawn from the parsed R6A day of May 1 (shared yahoo_* rules). One job
+# per experiment: its K values in one process.
+def lg_yahoo_instance_command(exp):
+    return pipeline.batch_command([
+        f"lingape-yahoo-instance --day data/processed/r6a/day20090501.npz --K {exp.value_of(s)} --runs {exp.trials} "
+        f"--out {pipeline.instance_path(config, exp, s)} --summary {pipeline.instance_path(config, exp, s, 'json')}"
+        for s in pipeline.own_instance_settings(exp)])
+
+
+for _name in LG_YAHOO:
+
+    rule:
+        name:
+            f"lingape_yahoo_instances_{_name}"
+        priority: 50
+        input:
+            day="data/processed/r6a/day20090501.npz",
+        output:
+            npz=pipeline.instance_outputs(config, EXPERIMENTS[_name], "npz"),
+            summary=pipeline.instance_outputs(config, EXPERIMENTS[_name], "json"),
+        params:
+            command=lg_yahoo_instance_command(EXPERIMENTS[_name]),
+        log:
+            f"{PREFIX}logs/{LG}/instances/{_name}.log",
+        resources:
+            mem_mb=2000,
+            runtime=10,
+        shell:
+            "linbandits {params.command} > {log} 2>&1"
 
 
 def lg_table1_columns():
@@ -96,7 +104,7 @@ rule lingape_table1:
         cols=" ".join(f"--column {shlex_quote(label)} {n} {' '.join(chunks)}" for label, n, chunks in
                       lg_table1_columns()),
     log:
-        f"logs/{LG}/tables/table1.log",
+        f"{PREFIX}logs/{LG}/tables/table1.log",
     resources:
         mem_mb=1000,
         runtime=5,
@@ -135,7 +143,7 @@ for _fig, _spec in pipeline.figures(config).items():
             scale=("--logx " if _spec["panels"][0].get("logx") else "") + ("--logy" if _spec.get("logy") else ""),
             stem=f"{LG_FIGURES}/{_fig}",
         log:
-            f"logs/{LG}/figures/{_fig}.log",
+            f"{PREFIX}logs/{LG}/figures/{_fig}.log",
         resources:
             mem_mb=1000,
             runtime=5,
@@ -180,7 +188,7 @@ rule lingape_claims:
         yahoo=lambda w, input: f"--yahoo-summary {input.yahoo}" if LG_YAHOO else "",
         synthetic="--synthetic" if any(lg_uses_synthetic_data(n) for n in LG_EXPERIMENTS) else "",
     log:
-        f"logs/{LG}/claims.log",
+        f"{PREFIX}logs/{LG}/claims.log",
     resources:
         mem_mb=1000,
         runtime=5,

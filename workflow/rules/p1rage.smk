@@ -84,32 +84,39 @@ rule p1rage_table:
 # ------------------------------------------------------------- Yahoo! instance (Fig. 2b)
 
 
-rule p1rage_yahoo_instance:
-    priority: 50
-    input:
-        days=expand("data/processed/r6a/day{day}.npz", day=R6A_DAYS),
-        qc="data/processed/r6a_qc.json",
-    output:
-        npz=P1_RESULTS + "/instances/{experiment}/L{L}.npz",
-        summary=P1_RESULTS + "/instances/{experiment}/L{L}.json",
-    wildcard_constraints:
-        experiment="|".join(n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo") or "none",
-        L=r"\d+",
-    params:
-        # An experiment may override the configured PCA variant (the shared-basis ablation).
-        pca=lambda w: EXPERIMENTS[w.experiment].settings.get("pca", P1_YAHOO.get("pca", "per_day")),
-        pca_signs=P1_YAHOO.get("pca_signs", "numpy"),
-        T=P1_YAHOO.get("T", 21000),
-        seed=P1_YAHOO.get("arm_seed", 0),
-    log:
-        f"{PREFIX}logs/{P1}/instances/yahoo_{{experiment}}_L{{L}}.log",
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    shell:
-        "linbandits p1rage-yahoo-instance --days {input.days} --pca {params.pca} --pca-signs {params.pca_signs} "
-        "--L {wildcards.L} "
-        "--T {params.T} --seed {params.seed} --out {output.npz} --summary {output.summary} > {log} 2>&1"
+def p1_yahoo_instance_command(exp):
+    """Every L of a Yahoo! experiment in one process: the PCA and ridge fits (the same for every L) once."""
+    # An experiment may override the configured PCA variant (the shared-basis ablation).
+    pca = exp.settings.get("pca", P1_YAHOO.get("pca", "per_day"))
+    days = " ".join(f"data/processed/r6a/day{d}.npz" for d in R6A_DAYS)
+    return pipeline.batch_command([
+        f"p1rage-yahoo-instance --days {days} --pca {pca} --pca-signs {P1_YAHOO.get('pca_signs', 'numpy')} "
+        f"--L {exp.value_of(s)} --T {P1_YAHOO.get('T', 21000)} --seed {P1_YAHOO.get('arm_seed', 0)} "
+        f"--out {pipeline.instance_path(config, exp, s)} --summary {pipeline.instance_path(config, exp, s, 'json')}"
+        for s in pipeline.own_instance_settings(exp)])
+
+
+for _name in [n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo"]:
+
+    rule:
+        name:
+            f"p1rage_yahoo_instances_{_name}"
+        priority: 50
+        input:
+            days=expand("data/processed/r6a/day{day}.npz", day=R6A_DAYS),
+            qc="data/processed/r6a_qc.json",
+        output:
+            npz=pipeline.instance_outputs(config, EXPERIMENTS[_name], "npz"),
+            summary=pipeline.instance_outputs(config, EXPERIMENTS[_name], "json"),
+        params:
+            command=p1_yahoo_instance_command(EXPERIMENTS[_name]),
+        log:
+            f"{PREFIX}logs/{P1}/instances/yahoo_{_name}.log",
+        resources:
+            mem_mb=2000,
+            runtime=10,
+        shell:
+            "linbandits {params.command} > {log} 2>&1"
 
 
 # ------------------------------------------------------------- figures

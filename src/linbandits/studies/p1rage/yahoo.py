@@ -180,15 +180,13 @@ def load_days(paths) -> tuple[list[str], list[dict], bool]:
     return [p for _, p, _ in metas], [m for _, _, m in metas], synthetic.pop()
 
 
-def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, summary_path=None,
-                         pca_signs: str = "numpy") -> dict:
-    """Steps 3-6 of spec section E; writes the instance .npz (and summary JSON); returns the summary."""
-    if pca not in PCA_VARIANTS:
-        raise UserError(f"unknown PCA variant {pca!r}; valid variants are: {', '.join(PCA_VARIANTS)}")
-    if pca_signs not in PCA_SIGNS:
-        raise UserError(f"unknown PCA sign rule {pca_signs!r}; valid rules are: {', '.join(PCA_SIGNS)}")
-    if pca == "shared":
-        pca_signs = "fixed"   # signs of a shared basis change nothing
+# The last fit, by (day files, PCA variant, sign rule, seed): a batch job builds every L of an experiment in one
+# process, and all but the schedule is the same for every L (the day files are the job's inputs: fixed).
+_FITS: dict = {}
+
+
+def fit_days_and_arms(day_files, pca: str, pca_signs: str, seed: int):
+    """Steps 3-5 of spec section E (everything but the L-day schedule)."""
     paths, metas, synthetic = load_days(day_files)
     stats, svd_bases = [], []
     for p in paths:   # one day in memory at a time
@@ -198,12 +196,29 @@ def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, su
             svd_bases.append(svd_basis(z))
         del z, clicks
     bases, thetas, explained = fit_day_thetas(stats, pca, svd_bases or None)
-    theta_bar = thetas.mean(axis=0)
     z1, _, _ = r6a.load_day_npz(paths[0])
-    rewards = row_rewards(z1, bases[0], theta_bar)
+    rewards = row_rewards(z1, bases[0], thetas.mean(axis=0))
     rng = np.random.default_rng(seed)
     rows, note = select_arm_rows(rewards, lambda idx: np.asarray(z1[idx], np.float64) @ bases[0].T, rng)
     X = np.asarray(z1[rows], np.float64) @ bases[0].T
+    return paths, metas, synthetic, stats, thetas, explained, rows, note, X
+
+
+def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, summary_path=None,
+                         pca_signs: str = "numpy") -> dict:
+    """Steps 3-6 of spec section E; writes the instance .npz (and summary JSON); returns the summary."""
+    if pca not in PCA_VARIANTS:
+        raise UserError(f"unknown PCA variant {pca!r}; valid variants are: {', '.join(PCA_VARIANTS)}")
+    if pca_signs not in PCA_SIGNS:
+        raise UserError(f"unknown PCA sign rule {pca_signs!r}; valid rules are: {', '.join(PCA_SIGNS)}")
+    if pca == "shared":
+        pca_signs = "fixed"   # signs of a shared basis change nothing
+    key = (tuple(str(p) for p in day_files), pca, pca_signs, seed)
+    if key not in _FITS:
+        _FITS.clear()
+        _FITS[key] = fit_days_and_arms(day_files, pca, pca_signs, seed)
+    paths, metas, synthetic, stats, thetas, explained, rows, note, X = _FITS[key]
+    theta_bar = thetas.mean(axis=0)
     source = r6a.SYNTHETIC_SOURCE if synthetic else r6a.REAL_SOURCE
     schedule = cycle_thetas(thetas, L, T)
     meta = {"name": "yahoo_r6a_synthetic" if synthetic else "yahoo_r6a", "source": source,
@@ -211,7 +226,7 @@ def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, su
             "pca_sign_rule": PCA_SIGNS[pca_signs],
             "ridge_lambda": RIDGE_LAMBDA, "seed": seed, "L": L, "T": T,
             "days": [m.get("day") for m in metas], "day_1_rows": [int(r) for r in rows]}
-    inst = LinearInstance(name=meta["name"], X=X, thetas=schedule, noise_sd=1.0, meta=meta)
+    inst = LinearInstance(name=meta["name"], X=X.copy(), thetas=schedule, noise_sd=1.0, meta=meta)
     summary = {
         **meta,
         "K": N_ARMS, "d": PCA_DIM, "noise_sd": 1.0,
