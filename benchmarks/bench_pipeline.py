@@ -82,6 +82,8 @@ def job_records(workdir: Path, prefix: str):
         with open(bench) as handle:
             row = next(csv.DictReader(handle, delimiter="\t"))
         pattern = f"*/*/{bench.stem}.json" if algorithm == "all" else f"*/{algorithm}/{bench.stem}.json"
+        if experiment == "all":      # a preview's one job for the whole study
+            experiment, pattern = ".", "*/*/*/*.json"
         seconds = defaultdict(float)
         cpu = 0.0
         for path in (root / "results" / study / "raw" / experiment).glob(pattern):

@@ -11,16 +11,17 @@ from linbandits import pipeline
 from linbandits.claims import VERDICTS
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
-# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments (instances_<study>
-# when bundled).
+# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments (simulate_<study>,
+# instances_<study> when bundled).
 SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc"}
 
 
 def rule_study(rule, config):
-    """The study whose experiment a simulate_/instances_ rule runs, or whose instances a bundled
-    instances_<study> rule writes (None for any other rule)."""
-    if rule.startswith("instances_") and rule[len("instances_"):] in config["studies"]:
-        return rule[len("instances_"):]
+    """The study whose experiment a simulate_/instances_ rule runs, or whose experiments a bundled
+    simulate_<study> / instances_<study> rule serves (None for any other rule)."""
+    for head in ("simulate_", "instances_"):
+        if rule.startswith(head) and rule[len(head):] in config["studies"]:
+            return rule[len(head):]
     for head in ("simulate_", "instances_"):
         exp = pipeline.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
         if exp is not None:
@@ -104,3 +105,19 @@ def test_report_groups_every_study(full_run, snakemake):
         assert study in html
         for name in pipeline.study_figures(config, study):
             assert name in html
+
+
+def test_what_the_default_target_builds_is_what_a_preview_bundles(tmp_path, planned_jobs):
+    """`opt_in:` and `ablation_of` mark the experiments the default target does not build; a preview's
+    one simulate job per study leaves exactly those out. The published config's dry runs must agree."""
+    from conftest import REPO
+
+    work = tmp_path / "w"
+    (work / "config").mkdir(parents=True)
+    (work / "config" / "config.yaml").write_text((REPO / "config" / "config.yaml").read_text())
+    config = config_of(work)
+    exps = pipeline.experiments(config)
+    default = {r[len("simulate_"):] for r in planned_jobs(work) if r.startswith("simulate_")}
+    assert default == {n for n, e in exps.items() if not pipeline.on_request(e)}
+    preview = {r for r in planned_jobs(work, "--config", "preview=true") if r.startswith("simulate_")}
+    assert preview == {f"simulate_{s}" for s in config["studies"]}

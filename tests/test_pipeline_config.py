@@ -229,3 +229,21 @@ def test_bundled_instance_jobs_run_the_same_commands_and_write_the_same_files(co
         expected = [commands[e.name] for e in group]
         assert (words[1:] == expected and words[0] == "batch") if len(group) > 1 else \
             pipeline.instance_command(config, group) == expected[0]
+
+
+def test_a_previews_study_job_runs_the_per_experiment_commands(config):
+    config["preview"] = True
+    exps = pipeline.experiments(config)
+    jobs = pipeline.study_simulate_jobs(config, list(exps.values()))
+    assert set(jobs) == set(config["studies"])
+    assert not any(pipeline.on_request(e) for g in jobs.values() for e in g)
+    assert {e.name for g in jobs.values() for e in g} == {n for n, e in exps.items() if not pipeline.on_request(e)}
+    for study, group in jobs.items():
+        outputs, command = pipeline.study_simulate_job(config, group, curves=False)
+        expected = [pipeline.simulate_command(config, e, a, c, curves=False)
+                    for e in group for c in pipeline.chunk_names(config, e) for a in e.algorithms]
+        assert shlex.split(command) == ["batch", *expected]
+        assert sorted(outputs["csv"]) == sorted(p.format(chunk=c) for e in group for c in pipeline.chunk_names(config, e)
+                                                for p in pipeline.bundled_simulate_outputs(config, e, "csv"))
+    config["preview"] = False
+    assert pipeline.study_simulate_jobs(config, list(pipeline.experiments(config).values())) == {}

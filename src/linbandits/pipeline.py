@@ -41,6 +41,7 @@ class Experiment:
     seed: int | None = None
     chunk_size: int | None = None
     priority: int = 0
+    opt_in: str | None = None     # the opt-in target that builds it (not the default target)
     # (setting, experiment, its setting) for each setting whose instance another experiment writes.
     borrowed_instances: tuple = ()
 
@@ -122,7 +123,7 @@ def experiments(config) -> dict[str, Experiment]:
                 options=opts, trials=trials, algorithms=row_algos,
                 title=row.get("title", name), ablation_of=row.get("ablation_of"),
                 changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"),
-                priority=int(row.get("priority", 0)))
+                priority=int(row.get("priority", 0)), opt_in=row.get("opt_in"))
     return _share_instances(out)
 
 
@@ -233,6 +234,32 @@ def bundles_algorithms(config) -> bool:
     return bool(config.get("preview") or config.get("bundle_algorithms"))
 
 
+def on_request(exp: Experiment) -> bool:
+    """An experiment the default target does not build: an ablation, or one with an opt-in target."""
+    return bool(exp.ablation_of or exp.opt_in)
+
+
+def study_simulate_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
+    """In a preview, one simulate job per study for every experiment the default target builds (every
+    run range and algorithm; its jobs are so small that start-up would dominate even one per experiment).
+    Empty otherwise, and experiments built only on request always keep their own jobs."""
+    jobs: dict[str, list[Experiment]] = {}
+    if config.get("preview"):
+        for e in exps:
+            if not on_request(e):
+                jobs.setdefault(e.study, []).append(e)
+    return jobs
+
+
+def study_simulate_job(config, exps: list[Experiment], curves: bool):
+    """(outputs by extension, command after `linbandits`) of a study's one simulate job: the
+    simulate-cells commands of the per-experiment jobs, in one `batch`."""
+    exts = ["csv", "json"] + (["curves.npz"] if curves else [])
+    jobs = [(e, c, a) for e in exps for c in chunk_names(config, e) for a in e.algorithms]
+    outputs = {ext: [raw_path(config, e, s, a, c, ext) for e, c, a in jobs for s in e.setting_ids()] for ext in exts}
+    return outputs, batch_command([simulate_command(config, e, a, c, curves) for e, c, a in jobs])
+
+
 def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool) -> str:
     """`simulate-cells ...` (after `linbandits`) for one algorithm and run range over every setting."""
     first, n = chunk_bounds(chunk)
@@ -273,11 +300,11 @@ def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
 
 def instance_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
     """The instance jobs, by name: one per experiment, or, when bundles_algorithms (a preview), one per
-    study for all its published-protocol experiments (their instance-cells commands in one `batch`).
-    Ablations keep a job each: they are built only on request, and a bundle would build them always."""
+    study for all the experiments the default target builds (their instance-cells commands in one
+    `batch`). Experiments built only on request keep a job each: a bundle would build them always."""
     jobs: dict[str, list[Experiment]] = {}
     for e in exps:
-        jobs.setdefault(e.study if bundles_algorithms(config) and not e.ablation_of else e.name, []).append(e)
+        jobs.setdefault(e.study if bundles_algorithms(config) and not on_request(e) else e.name, []).append(e)
     return jobs
 
 

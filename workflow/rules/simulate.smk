@@ -12,9 +12,43 @@
 # experiment's run range into one job: `linbandits batch` runs the same
 # simulate-cells commands one after the other in one process, so the same
 # files with the same numbers, for one start-up instead of one per algorithm.
-# pipeline.simulate_job gives both layouts' outputs and commands.
+# pipeline.simulate_job gives both layouts' outputs and commands. A preview goes
+# further: one job per study, simulate_<study>, for every experiment the default
+# target builds (pipeline.study_simulate_jobs); ablations and opt-in experiments
+# (`opt_in:` in the config) keep their own jobs.
 
-for _exp in EXPERIMENTS.values():
+_STUDY_JOBS = pipeline.study_simulate_jobs(config, list(EXPERIMENTS.values()))
+
+for _study, _exps in _STUDY_JOBS.items():
+    _outputs, _command = pipeline.study_simulate_job(config, _exps, _study in CURVE_STUDIES)
+
+    rule:
+        name:
+            f"simulate_{_study}"
+        input:
+            npz=sorted({f for e in _exps for f in pipeline.instance_inputs(config, e)}),
+        output:
+            csv=_outputs["csv"],
+            meta=_outputs["json"],
+            curves=_outputs.get("curves.npz", []),
+        params:
+            command=_command,
+            fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
+        log:
+            f"{PREFIX}logs/{_study}/simulate/all.log",
+        benchmark:
+            f"{PREFIX}logs/{_study}/benchmarks/simulate/all/all/all.tsv"
+        threads: 1
+        priority: max(e.priority for e in _exps)
+        resources:
+            mem_mb=1000,
+            runtime=30 + 10 * sum(len(e.setting_ids()) * len(e.algorithms) for e in _exps),
+        shell:
+            "{params.fail}linbandits {params.command} 2> {log}"
+
+_IN_STUDY_JOBS = {e.name for exps in _STUDY_JOBS.values() for e in exps}
+
+for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
     _outputs, _job, _command = pipeline.simulate_job(config, _exp, _exp.study in CURVE_STUDIES)
     _constraints = {"chunk": "|".join(pipeline.chunk_names(config, _exp))}
     if _job == "{algorithm}":
