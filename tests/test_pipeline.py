@@ -4,6 +4,7 @@ Real Snakemake, real jobs, in temporary working directories (fixtures in
 conftest.py). Each study's own pipeline checks are in tests/<study>/.
 """
 import json
+from pathlib import Path
 
 import yaml
 
@@ -110,11 +111,10 @@ def test_report_groups_every_study(full_run, snakemake):
 def test_what_the_default_target_builds_is_what_a_preview_bundles(tmp_path, planned_jobs):
     """`opt_in:` and `ablation_of` mark the experiments the default target does not build; a preview's
     one simulate job per study leaves exactly those out. The published config's dry runs must agree."""
-    from conftest import REPO
-
+    repo = Path(__file__).resolve().parents[1]
     work = tmp_path / "w"
     (work / "config").mkdir(parents=True)
-    (work / "config" / "config.yaml").write_text((REPO / "config" / "config.yaml").read_text())
+    (work / "config" / "config.yaml").write_text((repo / "config" / "config.yaml").read_text())
     config = config_of(work)
     exps = pipeline.experiments(config)
     default = {r[len("simulate_"):] for r in planned_jobs(work) if r.startswith("simulate_")}
