@@ -239,25 +239,35 @@ def on_request(exp: Experiment) -> bool:
     return bool(exp.ablation_of or exp.opt_in)
 
 
+def by_study(exps: list[Experiment]) -> dict[str, list[Experiment]]:
+    """The experiments the default target builds, grouped by study: what one study-level job bundles
+    (experiments built only on request keep their own jobs, or a bundle would build them always)."""
+    groups: dict[str, list[Experiment]] = {}
+    for e in exps:
+        if not on_request(e):
+            groups.setdefault(e.study, []).append(e)
+    return groups
+
+
 def study_simulate_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
-    """In a preview, one simulate job per study for every experiment the default target builds (every
-    run range and algorithm; its jobs are so small that start-up would dominate even one per experiment).
-    Empty otherwise, and experiments built only on request always keep their own jobs."""
-    jobs: dict[str, list[Experiment]] = {}
-    if config.get("preview"):
-        for e in exps:
-            if not on_request(e):
-                jobs.setdefault(e.study, []).append(e)
-    return jobs
+    """In a preview, one simulate job per study (by_study: every run range and algorithm of its
+    experiments; its jobs are so small that start-up would dominate even one per experiment).
+    Empty otherwise."""
+    return by_study(exps) if config.get("preview") else {}
+
+
+def simulate_exts(curves: bool) -> list[str]:
+    """The files a simulate job writes per cell."""
+    return ["csv", "json"] + (["curves.npz"] if curves else [])
 
 
 def study_simulate_job(config, exps: list[Experiment], curves: bool):
-    """(outputs by extension, command after `linbandits`) of a study's one simulate job: the
-    simulate-cells commands of the per-experiment jobs, in one `batch`."""
-    exts = ["csv", "json"] + (["curves.npz"] if curves else [])
-    jobs = [(e, c, a) for e in exps for c in chunk_names(config, e) for a in e.algorithms]
-    outputs = {ext: [raw_path(config, e, s, a, c, ext) for e, c, a in jobs for s in e.setting_ids()] for ext in exts}
-    return outputs, batch_command([simulate_command(config, e, a, c, curves) for e, c, a in jobs])
+    """(outputs by extension, command after `linbandits`) of a study's one simulate job: the bundled
+    jobs of every experiment and run range, in one `batch`."""
+    runs = [(e, c) for e in exps for c in chunk_names(config, e)]
+    outputs = {ext: [p.format(chunk=c) for e, c in runs for p in bundled_simulate_outputs(config, e, ext)]
+               for ext in simulate_exts(curves)}
+    return outputs, batch_command([simulate_command(config, e, a, c, curves) for e, c in runs for a in e.algorithms])
 
 
 def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool) -> str:
@@ -274,7 +284,7 @@ def simulate_job(config, exp: Experiment, curves: bool):
     """(output patterns by extension, the job's name in log paths, the command after `linbandits`)
     of the experiment's simulate jobs: per algorithm and run range, or all algorithms of a run range
     in one `batch` when bundles_algorithms. The command is a function of the job's wildcards."""
-    exts = ["csv", "json"] + (["curves.npz"] if curves else [])
+    exts = simulate_exts(curves)
     if not bundles_algorithms(config):
         return ({ext: simulate_outputs(config, exp, ext) for ext in exts}, "{algorithm}",
                 lambda w: simulate_command(config, exp, w.algorithm, w.chunk, curves))
@@ -300,18 +310,25 @@ def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
 
 def instance_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
     """The instance jobs, by name: one per experiment, or, when bundles_algorithms (a preview), one per
-    study for all the experiments the default target builds (their instance-cells commands in one
-    `batch`). Experiments built only on request keep a job each: a bundle would build them always."""
-    jobs: dict[str, list[Experiment]] = {}
-    for e in exps:
-        jobs.setdefault(e.study if bundles_algorithms(config) and not on_request(e) else e.name, []).append(e)
-    return jobs
+    study (by_study; their instance-cells commands in one `batch`) and one per experiment built only on
+    request."""
+    if not bundles_algorithms(config):
+        return {e.name: [e] for e in exps}
+    return {**by_study(exps), **{e.name: [e] for e in exps if on_request(e)}}
 
 
 def instance_command(config, exps: list[Experiment]) -> str:
     """The command (after `linbandits`) of an instance job writing the own instance files of `exps`."""
     return batch_command([f"instance-cells --instance {shlex.quote(e.instance)} {instance_cell_args(config, e)}"
                           for e in exps])
+
+
+def setting_instance_command(config, exp: Experiment, command) -> str:
+    """One process for the own instance files of an experiment whose instances a study command builds:
+    `command(setting)` (the words before the output paths) + `--out NPZ --summary JSON` per setting."""
+    return batch_command([f"{command(s)} --out {shlex.quote(instance_path(config, exp, s))} "
+                          f"--summary {shlex.quote(instance_path(config, exp, s, 'json'))}"
+                          for s in own_instance_settings(exp)])
 
 
 def instance_cell_args(config, exp: Experiment) -> str:

@@ -54,10 +54,8 @@ LG_YAHOO = [n for n, e in LG_EXPERIMENTS.items() if e.instance == "lingape_yahoo
 # Exp. 3: the arm sets of every run, drawn from the parsed R6A day of May 1 (shared yahoo_* rules). One job
 # per experiment: its K values in one process.
 def lg_yahoo_instance_command(exp):
-    return pipeline.batch_command([
-        f"lingape-yahoo-instance --day data/processed/r6a/day20090501.npz --K {exp.value_of(s)} --runs {exp.trials} "
-        f"--out {pipeline.instance_path(config, exp, s)} --summary {pipeline.instance_path(config, exp, s, 'json')}"
-        for s in pipeline.own_instance_settings(exp)])
+    return pipeline.setting_instance_command(config, exp, lambda s: (
+        f"lingape-yahoo-instance --day data/processed/r6a/day20090501.npz --K {exp.value_of(s)} --runs {exp.trials}"))
 
 
 for _name in LG_YAHOO:

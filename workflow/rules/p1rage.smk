@@ -89,11 +89,9 @@ def p1_yahoo_instance_command(exp):
     # An experiment may override the configured PCA variant (the shared-basis ablation).
     pca = exp.settings.get("pca", P1_YAHOO.get("pca", "per_day"))
     days = " ".join(f"data/processed/r6a/day{d}.npz" for d in R6A_DAYS)
-    return pipeline.batch_command([
+    return pipeline.setting_instance_command(config, exp, lambda s: (
         f"p1rage-yahoo-instance --days {days} --pca {pca} --pca-signs {P1_YAHOO.get('pca_signs', 'numpy')} "
-        f"--L {exp.value_of(s)} --T {P1_YAHOO.get('T', 21000)} --seed {P1_YAHOO.get('arm_seed', 0)} "
-        f"--out {pipeline.instance_path(config, exp, s)} --summary {pipeline.instance_path(config, exp, s, 'json')}"
-        for s in pipeline.own_instance_settings(exp)])
+        f"--L {exp.value_of(s)} --T {P1_YAHOO.get('T', 21000)} --seed {P1_YAHOO.get('arm_seed', 0)}"))
 
 
 for _name in [n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo"]:
