@@ -25,6 +25,8 @@ import math
 import numba
 import numpy as np
 
+from linbandits.cholesky import cholesky_lower
+
 FW_ITERATIONS = 999
 # Q drifts from X A^{-1} X^T by rounding as rank-one updates accumulate;
 # recomputing it from lam every so often keeps it at machine precision.
@@ -113,19 +115,9 @@ def _q_by_cholesky(X, lam, Q):  # pragma: no cover - compiled
             wi = w * X[k, i]
             for j in range(i + 1):
                 A[i, j] += wi * X[k, j]
-    L = np.zeros((d, d))
-    for j in range(d):
-        s = A[j, j]
-        for m in range(j):
-            s -= L[j, m] * L[j, m]
-        if not s > _PD_RTOL * A[j, j]:
-            return False
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, d):
-            t = A[i, j]
-            for m in range(j):
-                t -= L[i, m] * L[j, m]
-            L[i, j] = t / L[j, j]
+    L = np.empty((d, d))
+    if not cholesky_lower(A, L, _PD_RTOL):
+        return False
     Z = np.empty((K, d))  # row k: L^{-1} x_k
     for k in range(K):
         for i in range(d):

@@ -19,24 +19,9 @@ import math
 import numpy as np
 from numba import njit
 
+from linbandits.cholesky import cholesky_lower
+
 OK, OUT_OF_TIE_DRAWS = 0, 1
-
-
-@njit(cache=True)
-def _cholesky(V, Lc):
-    d = V.shape[0]
-    for j in range(d):
-        s = V[j, j]
-        for k in range(j):
-            s -= Lc[j, k] * Lc[j, k]
-        Lc[j, j] = math.sqrt(s)
-        for i in range(j + 1, d):
-            s = V[i, j]
-            for k in range(j):
-                s -= Lc[i, k] * Lc[j, k]
-            Lc[i, j] = s / Lc[j, j]
-        for i in range(j):
-            Lc[i, j] = 0.0
 
 
 @njit(cache=True)
@@ -163,15 +148,15 @@ def sw_ucb_rounds(X, means, best, eta, noise_sd, t0, t1, w, beta, lam, tol,
             theta[0] = i00 * b[0] + i01 * b[1]
             theta[1] = i01 * b[0] + i11 * b[1]
         else:
-            _cholesky(V, Lc)
+            cholesky_lower(V, Lc, -np.inf)
             _solve(Lc, b, z, theta)
         if check:
             _window_sums(X, fifo_arm, fifo_y, head, count, lam, Vx, bx, False, cV, cb)
-            _cholesky(Vx, Lc)
+            cholesky_lower(Vx, Lc, -np.inf)
             _solve(Lc, bx, z, thx)
             for i in range(d):
                 drift[0] = max(drift[0], abs(theta[i] - thx[i]))
-            _cholesky(V, Lc)
+            cholesky_lower(V, Lc, -np.inf)
             if d == 2:
                 det = V[0, 0] * V[1, 1] - V[0, 1] * V[1, 0]
                 i00, i01, i11 = V[1, 1] / det, -V[0, 1] / det, V[0, 0] / det
