@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import linbandits.cholesky as cholesky
 import linbandits.designs as designs
 from linbandits.designs import frank_wolfe_designs
 
@@ -65,21 +66,33 @@ def test_g_design_on_a_set_that_does_not_span_equals_the_plain_one():
     assert val[0] == pytest.approx(val_o, rel=1e-10)
 
 
-def planted(old, new):
-    """designs._q_by_cholesky as plain Python with one snippet replaced."""
-    source = textwrap.dedent(inspect.getsource(designs._q_by_cholesky.py_func))
+def plain(func, old=None, new=None, namespace=None):
+    """A compiled function as plain Python, with one snippet of its source replaced if asked and
+    its globals overridden by namespace."""
+    source = textwrap.dedent(inspect.getsource(func.py_func))
     source = source[source.index("def "):]  # without the decorator
-    assert source.count(old) == 1, old
-    namespace = {}
-    exec(compile(source.replace(old, new), "planted", "exec"), designs.__dict__.copy(), namespace)
-    return namespace["_q_by_cholesky"]
+    if old is not None:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    scope = {**func.py_func.__globals__, **(namespace or {})}
+    out = {}
+    exec(compile(source, "planted", "exec"), scope, out)
+    return out[func.__name__]
+
+
+def planted(old, new, where="refresh"):
+    """designs._q_by_cholesky as plain Python with one snippet replaced, in itself or in the
+    forward substitution it calls."""
+    if where == "refresh":
+        return plain(designs._q_by_cholesky, old, new)
+    buggy = plain(cholesky.forward_substitution, old, new)
+    return plain(designs._q_by_cholesky, namespace={"forward_substitution": buggy})
 
 
 BUGS = {
     "weights_ignored": ("wi = w * X[k, i]", "wi = X[k, i]"),
     "upper_triangle_left_stale": ("Q[b, a] = t", "pass"),
-    "forward_substitution_off_by_one": ("for m in range(i):\n                t -= L[i, m] * Z[k, m]",
-                                        "for m in range(i - 1):\n                t -= L[i, m] * Z[k, m]"),
+    "forward_substitution_off_by_one": ("for k in range(i):", "for k in range(i - 1):", "forward_substitution"),
 }
 
 

@@ -1,4 +1,5 @@
-"""A compiled Cholesky factorisation for small matrices, shared by the kernels that need one.
+"""A compiled Cholesky factorisation and forward substitution for small matrices, shared by the
+kernels that need them.
 
 Written out (not numba's np.linalg.cholesky) so that a kernel can ask for a pivot test instead of
 an exception, and reuse its own output buffer. Numba's cache does not notice a change here in the
@@ -33,3 +34,14 @@ def cholesky_lower(V, L, rtol):  # pragma: no cover - compiled
         for i in range(j):
             L[i, j] = 0.0
     return True
+
+
+@njit(cache=True)
+def forward_substitution(L, x, z):  # pragma: no cover - compiled
+    """z <- L^{-1} x for a lower-triangular L."""
+    d = L.shape[0]
+    for i in range(d):
+        s = x[i]
+        for k in range(i):
+            s -= L[i, k] * z[k]
+        z[i] = s / L[i, i]

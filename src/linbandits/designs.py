@@ -25,7 +25,7 @@ import math
 import numba
 import numpy as np
 
-from linbandits.cholesky import cholesky_lower
+from linbandits.cholesky import cholesky_lower, forward_substitution
 
 FW_ITERATIONS = 999
 # Q drifts from X A^{-1} X^T by rounding as rank-one updates accumulate;
@@ -120,11 +120,7 @@ def _q_by_cholesky(X, lam, Q):  # pragma: no cover - compiled
         return False
     Z = np.empty((K, d))  # row k: L^{-1} x_k
     for k in range(K):
-        for i in range(d):
-            t = X[k, i]
-            for m in range(i):
-                t -= L[i, m] * Z[k, m]
-            Z[k, i] = t / L[i, i]
+        forward_substitution(L, X[k], Z[k])
     for a in range(K):
         for b in range(a + 1):
             t = 0.0

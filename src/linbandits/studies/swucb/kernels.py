@@ -19,20 +19,9 @@ import math
 import numpy as np
 from numba import njit
 
-from linbandits.cholesky import cholesky_lower
+from linbandits.cholesky import cholesky_lower, forward_substitution
 
 OK, OUT_OF_TIE_DRAWS = 0, 1
-
-
-@njit(cache=True)
-def _forward(Lc, x, z):
-    """z = Lc^-1 x."""
-    d = Lc.shape[0]
-    for i in range(d):
-        s = x[i]
-        for k in range(i):
-            s -= Lc[i, k] * z[k]
-        z[i] = s / Lc[i, i]
 
 
 @njit(cache=True)
@@ -53,7 +42,7 @@ def _width2(Lc, X, a, z):
 def _solve(Lc, rhs, z, out):
     """out = (Lc Lc^T)^-1 rhs."""
     d = Lc.shape[0]
-    _forward(Lc, rhs, z)
+    forward_substitution(Lc, rhs, z)
     for i in range(d - 1, -1, -1):
         s = z[i]
         for k in range(i + 1, d):
