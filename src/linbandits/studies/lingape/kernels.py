@@ -81,6 +81,16 @@ def pick_min_tied(scores, key, n):
 
 
 @njit(cache=True)
+def first_argmax(v):
+    """Index of the largest entry, the first one on ties."""
+    top = 0
+    for a in range(1, v.shape[0]):
+        if v[a] > v[top]:
+            top = a
+    return top
+
+
+@njit(cache=True)
 def reward_of(mean, draw, reward_kind, noise_sd):
     if reward_kind == 0:
         return mean + noise_sd * draw
@@ -122,6 +132,8 @@ def pull(G, D, W, c, u, dc):
     for p in range(P):
         dc[p] = D[c, p]
     for i in range(K):
+        if u[i] == 0.0:     # x_i orthogonal to x_c in A^{-1}'s metric: rows i of G and D would change by -0
+            continue
         ui = u[i] * f
         for j in range(K):
             G[i, j] -= ui * u[j]
@@ -150,10 +162,7 @@ def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R,
     log_lam = math.log(lam)
     while True:
         n = ist[0]
-        i = 0
-        for a in range(1, K):
-            if mu[a] > mu[i]:
-                i = a
+        i = first_argmax(mu)
         if i != ist[3]:
             for c in range(K):
                 for k in range(d):
@@ -219,15 +228,39 @@ def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R,
 # ---------------------------------------------------------------- greedy XY design
 
 @njit(cache=True)
-def greedy_scores(G, D, W, scores):
-    """scores[a] = max over the tracked pairs of the width after one more pull of arm a."""
+def sort_by_width(order, W):
+    """Insertion sort of the pair indices `order` by W, widest first (a pull moves few of them)."""
+    for k in range(1, order.shape[0]):
+        p = order[k]
+        w = W[p]
+        j = k - 1
+        while j >= 0 and W[order[j]] < w:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = p
+
+
+@njit(cache=True)
+def greedy_scores(G, D, W, order, scores):
+    """scores[a] = max over the tracked pairs of the width after one more pull of arm a.
+
+    A pair's width after the pull, W_p - D[a, p]^2 / (1 + G_aa), is never above W_p (in floating
+    point too), so with the pairs widest first (`order`, sorted by sort_by_width) the scan of an arm
+    stops at the first pair whose W_p is <= the arm's running maximum: no later pair can exceed it.
+    The maximum is then the same number as over every pair, bit for bit; an arm usually needs one
+    or two pairs instead of all K(K-1)/2.
+    """
     K = G.shape[0]
     P = W.shape[0]
     for a in range(K):
         f = 1.0 / (1.0 + G[a, a])
         m = -np.inf
-        for p in range(P):
-            sc = W[p] - D[a, p] * D[a, p] * f
+        for k in range(P):
+            p = order[k]
+            w = W[p]
+            if w <= m:
+                break
+            sc = w - D[a, p] * D[a, p] * f
             if sc > m:
                 m = sc
         scores[a] = m
@@ -246,7 +279,12 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
     u = np.empty(K)
     dc = np.empty(W.shape[0])
     scores = np.empty(K)
+    order = np.arange(W.shape[0])
+    sort_by_width(order, W)
     last_fail = np.zeros(R, dtype=np.int64)
+    tops = np.empty(R, dtype=np.int64)     # each run's empirical best arm (first index on ties)
+    for r in range(R):
+        tops[r] = first_argmax(mus[r])
     log_c = math.log(6.0 * K * K / (math.pi ** 2 * delta))
     while True:
         n = ist[0]
@@ -255,10 +293,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
         for r in range(R):
             if not active[r]:
                 continue
-            top = 0
-            for a in range(1, K):
-                if mus[r, a] > mus[r, top]:
-                    top = a
+            top = tops[r]
             # The arm that failed last time is tested first: usually it fails again, one test per run.
             ok = True
             for k in range(K):
@@ -282,27 +317,40 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
             return AT_LIMIT
         if ist[1] >= draws.shape[1]:
             return NEED_DRAWS
-        greedy_scores(G, D, W, scores)
+        greedy_scores(G, D, W, order, scores)
         arm = pick_min_tied(scores, key, n)
         pos = ist[1]
         f = 1.0 / (1.0 + G[arm, arm])
+        for a in range(K):
+            u[a] = G[a, arm]
         for r in range(R):
             if not active[r]:
                 continue
             y = reward_of(means[arm], draws[r, pos], reward_kind, noise_sd)
             resid = (y - mus[r, arm]) * f
+            # the update and the next test's best arm in one pass (strict >: first index on ties)
+            top = 0
+            best = -np.inf
             for a in range(K):
-                mus[r, a] += G[a, arm] * resid
+                v = mus[r, a] + u[a] * resid
+                mus[r, a] = v
+                if v > best:
+                    best = v
+                    top = a
+            tops[r] = top
             sums[r, arm] += y      # b = X^T sums: needed only when the state is recomputed
         pull(G, D, W, arm, u, dc)
+        sort_by_width(order, W)
         T[arm] += 1
         ist[1] = pos + 1
         ist[0] = n + 1
         if refresh > 0 and (n + 1) % refresh == 0:
             XZ, _ = fresh_state(G, D, W, T, X, Y, lam)
+            sort_by_width(order, W)
             for r in range(R):
                 if active[r]:
                     mus[r, :] = XZ @ (X.T @ sums[r])
+                    tops[r] = first_argmax(mus[r])
 
 
 @njit(cache=True)
@@ -315,18 +363,22 @@ def phase_kernel(G, D, W, T, ist, fst, X, Y, lam, key, threshold, max_n, refresh
     u = np.empty(K)
     dc = np.empty(W.shape[0])
     scores = np.empty(K)
+    order = np.arange(W.shape[0])
+    sort_by_width(order, W)
     while True:
         n = ist[0]
         if n >= max_n:
             return AT_LIMIT
-        greedy_scores(G, D, W, scores)
+        greedy_scores(G, D, W, order, scores)
         arm = pick_min_tied(scores, key, n)
         pull(G, D, W, arm, u, dc)
+        sort_by_width(order, W)
         T[arm] += 1
         ist[0] = n + 1
         fst[0] = scores[arm]
         if refresh > 0 and (n + 1) % refresh == 0:
             fresh_state(G, D, W, T, X, Y, lam)
+            sort_by_width(order, W)
         if scores[arm] <= threshold:
             return PHASE_END
 
