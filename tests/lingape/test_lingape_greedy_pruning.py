@@ -2,6 +2,9 @@
 Its scores must be the full maximum over every pair, bit for bit, and a stale pair order
 (a planted bug, applied by the suite) must be caught both here and in a whole run against
 the plain oracle."""
+import inspect
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,8 @@ from linbandits.studies.lingape.algorithms import all_pairs, state_after_initial
 from linbandits.studies.lingape.families import lingape_soare
 
 import test_lingape_planted_bugs as planted
+
+STATIC_KERNEL = kn.static_kernel      # the compiled dispatcher (the tests below swap in pure-Python forms)
 
 
 def full_scan(G, D, W):
@@ -82,3 +87,44 @@ def test_planted_unsorted_order_is_caught_in_a_whole_run(monkeypatch):
     assert planted.static_mismatches(inst, [0, 1]) == 0
     monkeypatch.setattr(kn, "sort_by_width", lambda order, W: None)
     assert planted.static_mismatches(inst, [0, 1]) > 0
+
+
+def test_planted_skip_of_small_rows_in_pull_is_caught(monkeypatch):
+    """pull skips the rows of arms with G[i, c] == 0 exactly (they would change by -0). Planted
+    bug: it also skips rows that are merely small; a whole run must then disagree with the oracle."""
+    planted.python_kernels(monkeypatch)
+    inst = random_bai(seed=4, K=4, d=3)
+    assert planted.static_mismatches(inst, [0, 1]) == 0
+    exact = kn.pull.py_func
+
+    def skips_small_rows(G, D, W, c, u, dc):
+        keep = np.abs(G[:, c]) >= 0.3 * abs(G[c, c])
+        G0, D0 = G.copy(), D.copy()
+        s = exact(G, D, W, c, u, dc)
+        G[~keep], D[~keep] = G0[~keep], D0[~keep]
+        return s
+
+    monkeypatch.setattr(kn, "pull", skips_small_rows)
+    assert planted.static_mismatches(inst, [0, 1]) > 0
+
+
+def edited_static_kernel(old, new):
+    """static_kernel's pure-Python source with one line changed, run in the kernels' module."""
+    source = textwrap.dedent(inspect.getsource(STATIC_KERNEL.py_func))
+    source = source[source.index("def "):]
+    assert source.count(old) == 1
+    scope = dict(vars(kn))
+    exec(compile(source.replace(old, new), "<planted static_kernel>", "exec"), scope)
+    return scope["static_kernel"]
+
+
+def test_planted_stale_best_arm_is_caught(monkeypatch):
+    """Each run's best arm is found in the pass that updates its estimates. Planted bug: the
+    pass forgets to record it, so the stopping test keeps using the best arm found before the
+    first pull; a whole run must then disagree with the oracle."""
+    planted.python_kernels(monkeypatch)
+    inst = random_bai(seed=5, K=5, d=3)      # a run whose empirical best arm changes before it stops
+    monkeypatch.setattr(kn, "static_kernel", edited_static_kernel("tops[r] = top\n", "tops[r] = top\n"))
+    assert planted.static_mismatches(inst, [0, 1, 2, 3]) == 0
+    monkeypatch.setattr(kn, "static_kernel", edited_static_kernel("tops[r] = top\n", "pass\n"))
+    assert planted.static_mismatches(inst, [0, 1, 2, 3]) > 0
