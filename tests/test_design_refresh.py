@@ -5,9 +5,7 @@ The refresh is checked against pinv directly, and the whole 999-step design agai
 spec implementation on the pinv path. Planted bugs (the refresh's source with one line changed,
 run as plain Python through `_fw_one.py_func`) must make these checks fail.
 """
-import inspect
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +17,7 @@ from linbandits.designs import frank_wolfe_designs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "p1rage"))
 from p1rage_oracle import frank_wolfe as oracle_fw  # noqa: E402
+from plain_source import plain  # noqa: E402
 
 
 def pinv_q(X, lam):
@@ -64,20 +63,6 @@ def test_g_design_on_a_set_that_does_not_span_equals_the_plain_one():
     np.testing.assert_allclose(lam[0, S], lam_o, rtol=0, atol=1e-10)
     assert np.all(lam[0, np.setdiff1d(np.arange(8), S)] == 0)
     assert val[0] == pytest.approx(val_o, rel=1e-10)
-
-
-def plain(func, old=None, new=None, namespace=None):
-    """A compiled function as plain Python, with one snippet of its source replaced if asked and
-    its globals overridden by namespace."""
-    source = textwrap.dedent(inspect.getsource(func.py_func))
-    source = source[source.index("def "):]  # without the decorator
-    if old is not None:
-        assert source.count(old) == 1, old
-        source = source.replace(old, new)
-    scope = {**func.py_func.__globals__, **(namespace or {})}
-    out = {}
-    exec(compile(source, "planted", "exec"), scope, out)
-    return out[func.__name__]
 
 
 def planted(old, new, where="refresh"):

@@ -2,9 +2,6 @@
 Its scores must be the full maximum over every pair, bit for bit, and a stale pair order
 (a planted bug, applied by the suite) must be caught both here and in a whole run against
 the plain oracle."""
-import inspect
-import textwrap
-
 import numpy as np
 import pytest
 
@@ -14,6 +11,7 @@ from linbandits.studies.lingape.algorithms import all_pairs, state_after_initial
 from linbandits.studies.lingape.families import lingape_soare
 
 import test_lingape_planted_bugs as planted
+from plain_source import plain
 
 STATIC_KERNEL = kn.static_kernel      # the compiled dispatcher (the tests below swap in pure-Python forms)
 
@@ -98,23 +96,13 @@ def test_planted_unsorted_order_is_caught_in_a_whole_run(monkeypatch):
     assert planted.static_mismatches(inst, [0, 1]) > 0
 
 
-def edited_static_kernel(old, new):
-    """static_kernel's pure-Python source with one line changed, run in the kernels' module."""
-    source = textwrap.dedent(inspect.getsource(STATIC_KERNEL.py_func))
-    source = source[source.index("def "):]
-    assert source.count(old) == 1
-    scope = dict(vars(kn))
-    exec(compile(source.replace(old, new), "<planted static_kernel>", "exec"), scope)
-    return scope["static_kernel"]
-
-
 def test_planted_stale_best_arm_is_caught(monkeypatch):
     """Each run's best arm is found in the pass that updates its estimates. Planted bug: the
     pass forgets to record it, so the stopping test keeps using the best arm found before the
     first pull; a whole run must then disagree with the oracle."""
     planted.python_kernels(monkeypatch)
     inst = random_bai(seed=5, K=5, d=3)      # a run whose empirical best arm changes before it stops
-    monkeypatch.setattr(kn, "static_kernel", edited_static_kernel("tops[r] = top\n", "tops[r] = top\n"))
+    monkeypatch.setattr(kn, "static_kernel", plain(STATIC_KERNEL, "tops[r] = top\n", "tops[r] = top\n"))
     assert planted.static_mismatches(inst, [0, 1, 2, 3]) == 0
-    monkeypatch.setattr(kn, "static_kernel", edited_static_kernel("tops[r] = top\n", "pass\n"))
+    monkeypatch.setattr(kn, "static_kernel", plain(STATIC_KERNEL, "tops[r] = top\n", "pass\n"))
     assert planted.static_mismatches(inst, [0, 1, 2, 3]) > 0
