@@ -204,7 +204,9 @@ class XYStatic(BAIAlgorithm):
                                       self.limit(), REFRESH)
             if status != kn.NEED_DRAWS:
                 break
-            draws = np.array([draw_block(g, inst.reward, DRAW_BLOCK) for g in rngs])
+            for r, g in enumerate(rngs):
+                if active[r]:     # a stopped run's stream is never read again: not drawn (~1/6 of the draws)
+                    draws[r] = draw_block(g, inst.reward, DRAW_BLOCK)
             ist[1] = 0
         out = []
         for r in range(R):

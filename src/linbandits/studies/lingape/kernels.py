@@ -36,13 +36,17 @@ WIDTH_K_POWER = 2      # LinGapE's C_t: K^2 / delta (Lemma 5), not eq. 3's 1 / d
 PRUNE_MIN_PAIRS = 10
 FORM_PAPER, FORM_SCRATCH = 0, 1
 
+# numpy's error model: no zero-division check (a branch) on every `/`. No divisor here can be zero
+# (1 + G_aa >= 1; ratios divide by p_a > 0 only), so no result changes: 1.06-1.14x on XY-static.
+JIT = {"cache": True, "error_model": "numpy"}
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
 
 
-@njit(cache=True)
+@njit(**JIT)
 def mix64(z):
     z = z + _GOLDEN
     z = (z ^ (z >> _S30)) * _M1
@@ -50,13 +54,13 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@njit(**JIT)
 def tie_uniform(key, n):
     h = mix64(key ^ mix64(np.uint64(n)))
     return float(h >> _S11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(**JIT)
 def pick_min_tied(scores, key, n):
     """argmin of scores; near-ties (TIE_RTOL) broken uniformly by the tie stream."""
     K = scores.shape[0]
@@ -83,7 +87,7 @@ def pick_min_tied(scores, key, n):
     return first
 
 
-@njit(cache=True)
+@njit(**JIT)
 def first_argmax(v):
     """Index of the largest entry, the first one on ties."""
     top = 0
@@ -93,7 +97,7 @@ def first_argmax(v):
     return top
 
 
-@njit(cache=True)
+@njit(**JIT)
 def reward_of(mean, draw, reward_kind, noise_sd):
     if reward_kind == 0:
         return mean + noise_sd * draw
@@ -101,7 +105,14 @@ def reward_of(mean, draw, reward_kind, noise_sd):
     return 1.0 if draw < p else -1.0
 
 
-@njit(cache=True)
+@njit(**JIT)
+def first_refresh(n, refresh):
+    """The first n' > n with n' % refresh == 0 (refresh > 0), or never: the kernels count to it
+    instead of dividing at every pull."""
+    return (n // refresh + 1) * refresh if refresh > 0 else -1
+
+
+@njit(**JIT)
 def fresh_state(G, D, W, T, X, Y, lam):
     """G, D, W from the counts by solves; returns (X A^{-1}, log det A)."""
     K, d = X.shape
@@ -123,7 +134,7 @@ def fresh_state(G, D, W, T, X, Y, lam):
     return np.ascontiguousarray(ZX.T), np.linalg.slogdet(A)[1]
 
 
-@njit(cache=True)
+@njit(**JIT)
 def pull(G, D, W, c, u, dc):
     """Sherman-Morrison step of a pull of arm c; u <- G[:, c] and dc <- D[c] before it; returns G_cc."""
     K = G.shape[0]
@@ -147,7 +158,7 @@ def pull(G, D, W, c, u, dc):
 
 # ---------------------------------------------------------------- LinGapE
 
-@njit(cache=True)
+@njit(**JIT)
 def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R, S, delta, eps, form, rule,
                    pstar, reward_kind, noise_sd, max_n, refresh):
     """ist = [n, draw position, recommended, base]; fst = [log det A]. Greedy rule (9) or ratio rule (12).
@@ -161,6 +172,7 @@ def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R,
     scores = np.empty(K)
     log_k2_delta = math.log(K ** WIDTH_K_POWER / delta)
     log_lam = math.log(lam)
+    next_refresh = first_refresh(ist[0], refresh)
     while True:
         n = ist[0]
         i = first_argmax(mu)
@@ -220,7 +232,8 @@ def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R,
             b[k] += X[arm, k] * r
         T[arm] += 1
         ist[0] = n + 1
-        if refresh > 0 and (n + 1) % refresh == 0:
+        if n + 1 == next_refresh:
+            next_refresh += refresh
             XZ, logdet = fresh_state(G, D, W, T, X, Y, lam)
             mu[:] = XZ @ b
             fst[0] = logdet
@@ -228,7 +241,7 @@ def lingape_kernel(G, D, W, Y, mu, b, T, ist, fst, X, means, draws, key, lam, R,
 
 # ---------------------------------------------------------------- greedy XY design
 
-@njit(cache=True)
+@njit(**JIT)
 def every_pair_scores(G, D, W, scores):
     """greedy_scores over every pair in index order: the kernels' choice below PRUNE_MIN_PAIRS pairs."""
     K = G.shape[0]
@@ -243,7 +256,7 @@ def every_pair_scores(G, D, W, scores):
         scores[a] = m
 
 
-@njit(cache=True)
+@njit(**JIT)
 def sort_by_width(order, W):
     """Insertion sort of the pair indices `order` by W, widest first (a pull moves few of them)."""
     for k in range(1, order.shape[0]):
@@ -256,7 +269,7 @@ def sort_by_width(order, W):
         order[j + 1] = p
 
 
-@njit(cache=True)
+@njit(**JIT)
 def greedy_scores(G, D, W, order, scores):
     """scores[a] = max over the tracked pairs of the width after one more pull of arm a.
 
@@ -282,7 +295,7 @@ def greedy_scores(G, D, W, order, scores):
         scores[a] = m
 
 
-@njit(cache=True)
+@njit(**JIT)
 def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, rec, stop_counts, means, draws, key,
                   sigma, delta, reward_kind, noise_sd, max_n, refresh):
     """XY-static for several runs sharing one reward-free arm sequence (pairs: every i < j).
@@ -303,6 +316,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
     for r in range(R):
         tops[r] = first_argmax(mus[r])
     log_c = math.log(6.0 * K * K / (math.pi ** 2 * delta))
+    next_refresh = first_refresh(ist[0], refresh)
     while True:
         n = ist[0]
         c2 = 8.0 * sigma * sigma * (log_c + 2.0 * math.log(n))
@@ -313,8 +327,11 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
             top = tops[r]
             # The arm that failed last time is tested first: usually it fails again, one test per run.
             ok = True
+            a = last_fail[r] - 1
             for k in range(K):
-                a = (last_fail[r] + k) % K
+                a += 1
+                if a == K:      # (last_fail + k) mod K without an integer division
+                    a = 0
                 if a == top:
                     continue
                 if mus[r, top] - mus[r, a] < math.sqrt(c2 * max(W[pid[top, a]], 0.0)):
@@ -364,7 +381,8 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
         T[arm] += 1
         ist[1] = pos + 1
         ist[0] = n + 1
-        if refresh > 0 and (n + 1) % refresh == 0:
+        if n + 1 == next_refresh:
+            next_refresh += refresh
             XZ, _ = fresh_state(G, D, W, T, X, Y, lam)
             sort_by_width(order, W)
             for r in range(R):
@@ -373,7 +391,7 @@ def static_kernel(G, D, W, pid, T, ist, X, Y, lam, mus, sums, active, stop_n, re
                     tops[r] = first_argmax(mus[r])
 
 
-@njit(cache=True)
+@njit(**JIT)
 def phase_kernel(G, D, W, T, ist, fst, X, Y, lam, key, threshold, max_n, refresh):
     """Greedy XY pulls over the pairs Y until the chosen score v <= threshold (at least one pull).
 
@@ -386,6 +404,7 @@ def phase_kernel(G, D, W, T, ist, fst, X, Y, lam, key, threshold, max_n, refresh
     prune = W.shape[0] >= PRUNE_MIN_PAIRS
     order = np.arange(W.shape[0] if prune else 0)
     sort_by_width(order, W)
+    next_refresh = first_refresh(ist[0], refresh)
     while True:
         n = ist[0]
         if n >= max_n:
@@ -400,7 +419,8 @@ def phase_kernel(G, D, W, T, ist, fst, X, Y, lam, key, threshold, max_n, refresh
         T[arm] += 1
         ist[0] = n + 1
         fst[0] = scores[arm]
-        if refresh > 0 and (n + 1) % refresh == 0:
+        if n + 1 == next_refresh:
+            next_refresh += refresh
             fresh_state(G, D, W, T, X, Y, lam)
             sort_by_width(order, W)
         if scores[arm] <= threshold:
@@ -409,7 +429,7 @@ def phase_kernel(G, D, W, T, ist, fst, X, Y, lam, key, threshold, max_n, refresh
 
 # ---------------------------------------------------------------- XY-oracle
 
-@njit(cache=True)
+@njit(**JIT)
 def oracle_kernel(G, D, W, T, ist, X, Y, lam, p, gaps, sigma, delta, max_n, refresh):
     """Tracking of p*: pull argmin_{p_a > 0} (T_a + 1) / p_a (first index) until every true gap
     gaps[q] (of pair q: y_q = x_a* - x_i) clears 2 sqrt(2) sigma sqrt(W_q) sqrt(log(6 n^2 K / (pi^2 delta)))."""
@@ -418,13 +438,17 @@ def oracle_kernel(G, D, W, T, ist, X, Y, lam, p, gaps, sigma, delta, max_n, refr
     dc = np.empty(W.shape[0])
     log_c = math.log(6.0 * K / (math.pi ** 2 * delta))
     last_fail = 0
+    next_refresh = first_refresh(ist[0], refresh)
     while True:
         n = ist[0]
         c2 = 8.0 * sigma * sigma * (log_c + 2.0 * math.log(n))
         ok = True
         Q = W.shape[0]
+        q = last_fail - 1
         for k in range(Q):
-            q = (last_fail + k) % Q
+            q += 1
+            if q == Q:
+                q = 0
             if gaps[q] < math.sqrt(c2 * max(W[q], 0.0)):
                 ok = False
                 last_fail = q
@@ -442,5 +466,6 @@ def oracle_kernel(G, D, W, T, ist, X, Y, lam, p, gaps, sigma, delta, max_n, refr
         pull(G, D, W, arm, u, dc)
         T[arm] += 1
         ist[0] = n + 1
-        if refresh > 0 and (n + 1) % refresh == 0:
+        if n + 1 == next_refresh:
+            next_refresh += refresh
             fresh_state(G, D, W, T, X, Y, lam)
