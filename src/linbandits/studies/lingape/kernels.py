@@ -262,11 +262,11 @@ def sort_by_width(order, W):
     for k in range(1, order.shape[0]):
         p = order[k]
         w = W[p]
-        j = k - 1
-        while j >= 0 and W[order[j]] < w:
-            order[j + 1] = order[j]
+        j = k      # the hole; kept >= 0 so no index can be negative (no wrap-around code per access)
+        while j > 0 and W[order[j - 1]] < w:
+            order[j] = order[j - 1]
             j -= 1
-        order[j + 1] = p
+        order[j] = p
 
 
 @njit(**JIT)
