@@ -72,6 +72,24 @@ def test_xy_static(make):
         assert_same(rec, counts, k, expected)
 
 
+def test_xy_static_refills_draws_of_active_runs_only(monkeypatch):
+    """Reward draws come in blocks; a block is drawn only for runs still active. With blocks of 16
+    pulls the refills happen while other runs have stopped: every run must still equal the oracle."""
+    import linbandits.studies.lingape.algorithms as algorithms
+
+    monkeypatch.setattr(algorithms, "DRAW_BLOCK", 16)
+    inst = random_bai(seed=4, K=3, d=2)
+    algo = XYStatic(inst)
+    trials = [0, 1, 2, 3]
+    rec, counts = engine_runs(algo, trials)
+    assert len(set(rec.columns["stopping_time"].tolist())) > 1     # runs stop at different pulls
+    for k, t in enumerate(trials):
+        X, means = inst.arms(t)
+        expected = oracle.xy_static(X, means, oracle.draw_stream(SEED, t, True), streams.shared_tie_key(SEED),
+                                    noise_sd=inst.noise_scale, sigma=algo.sigma, lam=algo.lam, delta=inst.delta)
+        assert_same(rec, counts, k, expected)
+
+
 def test_xy_static_runs_do_not_depend_on_their_chunk():
     inst = canonical()
     whole, _ = engine_runs(XYStatic(inst), [0, 1, 2, 3])
