@@ -57,6 +57,14 @@ def test_lingape_ratio_rule_and_scratch_form():
             assert_same(rec, counts, k, expected)
 
 
+def oracle_static(inst, algo, trial):
+    X, means = inst.arms(trial)
+    gaussian = inst.reward == REWARD_GAUSSIAN
+    return oracle.xy_static(X, means, oracle.draw_stream(SEED, trial, gaussian), streams.shared_tie_key(SEED),
+                            gaussian=gaussian, noise_sd=inst.noise_scale, sigma=algo.sigma, lam=algo.lam,
+                            delta=inst.delta)
+
+
 @pytest.mark.parametrize("make", [canonical, random_bai, pm1_sets])
 def test_xy_static(make):
     inst = make()
@@ -64,12 +72,7 @@ def test_xy_static(make):
     trials = [0, 1, 2]
     rec, counts = engine_runs(algo, trials)
     for k, t in enumerate(trials):
-        X, means = inst.arms(t)
-        gaussian = inst.reward == REWARD_GAUSSIAN
-        expected = oracle.xy_static(X, means, oracle.draw_stream(SEED, t, gaussian), streams.shared_tie_key(SEED),
-                                    gaussian=gaussian, noise_sd=inst.noise_scale, sigma=algo.sigma, lam=algo.lam,
-                                    delta=inst.delta)
-        assert_same(rec, counts, k, expected)
+        assert_same(rec, counts, k, oracle_static(inst, algo, t))
 
 
 def test_xy_static_refills_draws_of_active_runs_only(monkeypatch):
@@ -84,10 +87,7 @@ def test_xy_static_refills_draws_of_active_runs_only(monkeypatch):
     rec, counts = engine_runs(algo, trials)
     assert len(set(rec.columns["stopping_time"].tolist())) > 1     # runs stop at different pulls
     for k, t in enumerate(trials):
-        X, means = inst.arms(t)
-        expected = oracle.xy_static(X, means, oracle.draw_stream(SEED, t, True), streams.shared_tie_key(SEED),
-                                    noise_sd=inst.noise_scale, sigma=algo.sigma, lam=algo.lam, delta=inst.delta)
-        assert_same(rec, counts, k, expected)
+        assert_same(rec, counts, k, oracle_static(inst, algo, t))
 
 
 def test_xy_static_runs_do_not_depend_on_their_chunk():

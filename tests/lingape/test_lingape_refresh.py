@@ -52,10 +52,10 @@ def test_without_refresh_the_tracked_state_differs_from_a_recomputed_one():
 
 
 def test_planted_refresh_one_pull_late_is_caught(monkeypatch):
-    """Planted bug: the counter starts one past the true multiple (refreshes at n + 1 = 8, 15, ...)."""
+    """Planted bug: the counter starts one past the true multiple (refreshes at n + 1 = 8, 15, ...).
+    The kernel's pure-Python form reads the patched counter; unpatched, it agrees first."""
+    tracked, fresh = phase_state(refresh=7, max_n=63, kernel=kn.phase_kernel.py_func)
+    assert same(tracked, fresh)
     monkeypatch.setattr(kn, "first_refresh", lambda n, refresh: (n // refresh + 1) * refresh + 1)
     tracked, fresh = phase_state(refresh=7, max_n=63, kernel=kn.phase_kernel.py_func)
     assert not same(tracked, fresh)
-    monkeypatch.undo()
-    tracked, fresh = phase_state(refresh=7, max_n=63, kernel=kn.phase_kernel.py_func)
-    assert same(tracked, fresh)
