@@ -4,6 +4,7 @@
     python benchmarks/bench_pipeline.py --target p1rage       # one study
     python benchmarks/bench_pipeline.py --config preview=true # the preview
     python benchmarks/bench_pipeline.py --configfile .test/config/config.yaml
+    python benchmarks/bench_pipeline.py --target lingape --repeat 4   # a budget: min / median / max
 
 Runs the real Snakemake with --cores N in a fresh working directory (the
 repository's config unless --configfile), then prints, per study: the number of
@@ -13,11 +14,20 @@ sidecars) and the jobs' summed wall time, the median fixed cost of a job
 start-up, imports, instance loading, design warm-up), and each algorithm's
 share of the study's simulate CPU. The whole run's wall clock and CPU (every
 process Snakemake started, Snakemake included) come first.
+
+With --repeat N the run is made N times, each from empty results, and a last
+table gives every run's CPU time beside a fixed pure-Python loop's, timed just
+before the run (the machine's speed at that moment: on the 2-core VMs here the
+same computation's CPU time varies up to ~1.8x within minutes), then the
+minimum, median and maximum, and whether every run wrote the same files.
+Interference can only add CPU time, so the minimum is the computation's cost
+on this machine at full speed; the median and maximum say what a user may see.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import resource
 import shutil
@@ -122,6 +132,49 @@ def report(records, wall, cpu, own, jobs) -> str:
     return "\n".join(lines)
 
 
+def machine_reference() -> float:
+    """Process time of a fixed pure-Python loop (~0.3 s on these machines at full speed)."""
+    start = time.process_time()
+    total = 0
+    for i in range(3_000_000):
+        total += i * i % 7
+    return time.process_time() - start
+
+
+def output_digest(workdir: Path) -> str:
+    """md5 over every file under results/ and figures/ but the simulate sidecars (they record timings)."""
+    digest = hashlib.md5()
+    for path in sorted(p for d in ("results", "figures") for p in (workdir / d).rglob("*") if p.is_file()):
+        rel = path.relative_to(workdir).as_posix()
+        if "/raw/" in rel and rel.endswith(".json"):
+            continue
+        digest.update(rel.encode() + b"\0" + hashlib.md5(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def repeat_report(runs) -> str:
+    cpus = [r["cpu"] / 60 for r in runs]
+    lines = ["", f"| run | reference loop (s) | wall (s) | CPU-min | algorithms CPU-min |", "|---:|---:|---:|---:|---:|"]
+    for k, r in enumerate(runs, 1):
+        lines.append(f"| {k} | {r['reference']:.3f} | {r['wall']:.1f} | {r['cpu'] / 60:.2f} | {r['algorithms'] / 60:.2f} |")
+    lines.append(f"\nCPU-min over {len(runs)} runs: min {min(cpus):.2f}, median {statistics.median(cpus):.2f}, "
+                 f"max {max(cpus):.2f}; every run wrote the same files (sidecars aside): "
+                 f"{'yes' if len({r['digest'] for r in runs}) == 1 else 'NO'}")
+    return "\n".join(lines)
+
+
+def one_run(args, workdir: Path) -> dict:
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    shutil.copy(args.configfile, workdir / "config" / "config.yaml")
+    reference = machine_reference()
+    wall, cpu, own = run(workdir, args)
+    prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
+    records = list(job_records(workdir, prefix))
+    print(report(records, wall, cpu, own, jobs_run(workdir)), flush=True)
+    return {"reference": reference, "wall": wall, "cpu": cpu, "digest": output_digest(workdir),
+            "algorithms": sum(r["algorithm_cpu"] for r in records)}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", nargs="*", default=[], help="Snakemake targets (default: the default target)")
@@ -131,19 +184,24 @@ def main(argv=None) -> int:
     parser.add_argument("--scheduler", choices=["ilp", "greedy"], help="Snakemake's job scheduler (default: Snakemake's)")
     parser.add_argument("--workdir", type=Path, help="run here (must not exist); default: a temporary directory")
     parser.add_argument("--keep", action="store_true", help="keep the temporary working directory")
+    parser.add_argument("--repeat", type=int, default=1, help="run N times, each from empty results (min / median / max)")
     args = parser.parse_args(argv)
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_pipeline_"))
-    (workdir / "config").mkdir(parents=True, exist_ok=True)
-    shutil.copy(args.configfile, workdir / "config" / "config.yaml")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    base = args.workdir or Path(tempfile.mkdtemp(prefix="bench_pipeline_"))
+    runs = []
     try:
-        wall, cpu, own = run(workdir, args)
-        prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
-        print(report(list(job_records(workdir, prefix)), wall, cpu, own, jobs_run(workdir)))
+        for k in range(args.repeat):
+            if args.repeat > 1:
+                print(f"\n## run {k + 1} of {args.repeat}\n", flush=True)
+            runs.append(one_run(args, base if args.repeat == 1 else base / f"run{k + 1}"))
+        if args.repeat > 1:
+            print(repeat_report(runs))
     finally:
         if not (args.keep or args.workdir):
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(base, ignore_errors=True)
         else:
-            print(f"\nworking directory kept: {workdir}")
+            print(f"\nworking directory kept: {base}")
     return 0
 
 
