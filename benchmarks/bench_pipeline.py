@@ -18,10 +18,10 @@ process Snakemake started, Snakemake included) come first.
 With --repeat N the run is made N times, each from empty results, and a last
 table gives every run's CPU time beside a fixed pure-Python loop's, timed just
 before the run (the machine's speed at that moment: on the 2-core VMs here the
-same computation's CPU time varies up to ~1.8x within minutes), then the
+same computation's CPU time varies up to ~1.6x within minutes), then the
 minimum, median and maximum, and whether every run wrote the same files.
-Interference can only add CPU time, so the minimum is the computation's cost
-on this machine at full speed; the median and maximum say what a user may see.
+Interference can only add CPU time, so the minimum bounds the computation's own
+cost on this machine; the median and maximum say what a user may see.
 """
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def report(records, wall, cpu, own, jobs) -> str:
 
 
 def machine_reference() -> float:
-    """Process time of a fixed pure-Python loop (~0.3 s on these machines at full speed)."""
+    """Process time of a fixed pure-Python loop (0.25-0.43 s seen on these machines)."""
     start = time.process_time()
     total = 0
     for i in range(3_000_000):
@@ -154,7 +154,7 @@ def output_digest(workdir: Path) -> str:
 
 def repeat_report(runs) -> str:
     cpus = [r["cpu"] / 60 for r in runs]
-    lines = ["", f"| run | reference loop (s) | wall (s) | CPU-min | algorithms CPU-min |", "|---:|---:|---:|---:|---:|"]
+    lines = ["", "| run | reference loop (s) | wall (s) | CPU-min | algorithms CPU-min |", "|---:|---:|---:|---:|---:|"]
     for k, r in enumerate(runs, 1):
         lines.append(f"| {k} | {r['reference']:.3f} | {r['wall']:.1f} | {r['cpu'] / 60:.2f} | {r['algorithms'] / 60:.2f} |")
     lines.append(f"\nCPU-min over {len(runs)} runs: min {min(cpus):.2f}, median {statistics.median(cpus):.2f}, "
