@@ -16,10 +16,9 @@ share of the study's simulate CPU. The whole run's wall clock and CPU (every
 process Snakemake started, Snakemake included) come first.
 
 With --repeat N the run is made N times, each from empty results, and a last
-table gives every run's CPU time beside a fixed pure-Python loop's, timed just
-before the run (the machine's speed at that moment: on the 2-core VMs here the
-same computation's CPU time varies up to ~1.6x within minutes), then the
-minimum, median and maximum, and whether every run wrote the same files.
+table gives every run's wall and CPU time (on the 2-core VMs here the same
+computation's CPU time varies up to ~1.6x within minutes), then the minimum,
+median and maximum, and whether every run wrote the same files.
 Interference can only add CPU time, so the minimum bounds the computation's own
 cost on this machine; the median and maximum say what a user may see.
 """
@@ -132,15 +131,6 @@ def report(records, wall, cpu, own, jobs) -> str:
     return "\n".join(lines)
 
 
-def machine_reference() -> float:
-    """Process time of a fixed pure-Python loop (0.25-0.43 s seen on these machines)."""
-    start = time.process_time()
-    total = 0
-    for i in range(3_000_000):
-        total += i * i % 7
-    return time.process_time() - start
-
-
 def output_digest(workdir: Path) -> str:
     """md5 over every file under results/ and figures/ but the simulate sidecars (they record timings)."""
     digest = hashlib.md5()
@@ -154,9 +144,9 @@ def output_digest(workdir: Path) -> str:
 
 def repeat_report(runs) -> str:
     cpus = [r["cpu"] / 60 for r in runs]
-    lines = ["", "| run | reference loop (s) | wall (s) | CPU-min | algorithms CPU-min |", "|---:|---:|---:|---:|---:|"]
+    lines = ["", "| run | wall (s) | CPU-min | algorithms CPU-min |", "|---:|---:|---:|---:|"]
     for k, r in enumerate(runs, 1):
-        lines.append(f"| {k} | {r['reference']:.3f} | {r['wall']:.1f} | {r['cpu'] / 60:.2f} | {r['algorithms'] / 60:.2f} |")
+        lines.append(f"| {k} | {r['wall']:.1f} | {r['cpu'] / 60:.2f} | {r['algorithms'] / 60:.2f} |")
     lines.append(f"\nCPU-min over {len(runs)} runs: min {min(cpus):.2f}, median {statistics.median(cpus):.2f}, "
                  f"max {max(cpus):.2f}; every run wrote the same files (sidecars aside): "
                  f"{'yes' if len({r['digest'] for r in runs}) == 1 else 'NO'}")
@@ -166,12 +156,11 @@ def repeat_report(runs) -> str:
 def one_run(args, workdir: Path) -> dict:
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     shutil.copy(args.configfile, workdir / "config" / "config.yaml")
-    reference = machine_reference()
     wall, cpu, own = run(workdir, args)
     prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
     records = list(job_records(workdir, prefix))
     print(report(records, wall, cpu, own, jobs_run(workdir)), flush=True)
-    return {"reference": reference, "wall": wall, "cpu": cpu, "digest": output_digest(workdir),
+    return {"wall": wall, "cpu": cpu, "digest": output_digest(workdir),
             "algorithms": sum(r["algorithm_cpu"] for r in records)}
 
 
