@@ -28,6 +28,8 @@ SHARED_COMMANDS = {
     "yahoo-parse": ("linbandits.r6a.cli", "parse one R6A day into features"),
     "yahoo-qc": ("linbandits.r6a.cli", "merge per-day QC counts"),
     "overview": ("linbandits.overview:main", "the overview page: every study, its figures and claims"),
+    "products": ("linbandits.products:main", "a study's tables, figures or claims from its runs"),
+    "collect-runs": ("linbandits.runs:main_collect", "check an experiment's raw chunks and write its runs file"),
 }
 
 

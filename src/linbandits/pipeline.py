@@ -42,6 +42,11 @@ class Experiment:
     chunk_size: int | None = None
     priority: int = 0
     opt_in: str | None = None     # the opt-in target that builds it (not the default target)
+    # A switch run: experiment `switch_of` with one protocol choice (`choice`, a name of the study's
+    # `choices:` table) set to `switch` (a label of the value); its runs use the base's seeds.
+    switch_of: str | None = None
+    choice: str | None = None
+    switch: str | None = None
     # (setting, experiment, its setting) for each setting whose instance another experiment writes.
     borrowed_instances: tuple = ()
 
@@ -103,7 +108,7 @@ def experiments(config) -> dict[str, Experiment]:
     for study, body in study_sections(config).items():
         algos = tuple(body.get("algorithms", ()))
         options = body.get("options", {}) or {}
-        for name, row in (body.get("experiments", {}) or {}).items():
+        for name, row in _rows_with_switches(study, body).items():
             if name in out:
                 raise UserError(f"experiment name {name!r} is used twice (studies {out[name].study} and "
                                 f"{study}); experiment names must be unique")
@@ -117,14 +122,49 @@ def experiments(config) -> dict[str, Experiment]:
                 values = values[:max(min(2, len(values)), int(round(len(values) * scale)))]
             row_algos = tuple(row.get("algorithms", algos))
             opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in row_algos}
+            switch_of = row.get("switch_of")
+            opt_in = row.get("opt_in")
+            if switch_of and not opt_in and not config.get("robustness", True):
+                opt_in = "robustness"
             out[name] = Experiment(
                 study=study, name=name, instance=row["instance"], sweep=row.get("sweep"),
                 values=values, settings=dict(row.get("settings", {}) or {}),
                 options=opts, trials=trials, algorithms=row_algos,
                 title=row.get("title", name), ablation_of=row.get("ablation_of"),
                 changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"),
-                priority=int(row.get("priority", 0)), opt_in=row.get("opt_in"))
+                priority=int(row.get("priority", 0)), opt_in=opt_in, switch_of=switch_of,
+                choice=row.get("choice"), switch=None if row.get("switch") is None else str(row["switch"]))
     return _share_instances(out)
+
+
+SWITCH_OVERRIDES = ("settings", "options", "algorithms", "values", "preview_values", "trials", "chunk_size",
+                    "opt_in", "priority")
+
+
+def _rows_with_switches(study: str, body: dict) -> dict:
+    """The study's experiment rows, then one row per (switch, experiment it applies to).
+
+    A row of the study's `switches:` table changes one protocol choice of every experiment listed
+    in its `of`: it is that experiment with the row's settings and options merged in and its
+    other keys (algorithms, values, trials, ...) replacing the experiment's. Its name is
+    <experiment>__<switch name>."""
+    rows = dict(body.get("experiments", {}) or {})
+    for sw in body.get("switches", []) or []:
+        for base in sw["of"]:
+            if base not in rows:
+                raise UserError(f"study {study}: switch {sw['name']} applies to {base!r}, which is not one of its "
+                                f"experiments ({', '.join(rows)})")
+            row = {k: v for k, v in rows[base].items() if k not in ("switch_of", "choice", "switch", "changes")}
+            row["settings"] = {**(row.get("settings") or {}), **(sw.get("settings") or {})}
+            opts = {a: dict(o) for a, o in (row.get("options") or {}).items()}
+            for algo, extra in (sw.get("options") or {}).items():
+                opts[algo] = {**opts.get(algo, {}), **extra}
+            row["options"] = opts
+            row.update({k: sw[k] for k in SWITCH_OVERRIDES if k in sw and k not in ("settings", "options")})
+            row.update(switch_of=base, choice=sw["choice"], switch=str(sw["switch"]), changes=sw.get("changes", ""),
+                       title=f"{rows[base].get('title', base)}, {sw['choice']} = {sw['switch']}")
+            rows[f"{base}__{sw['name']}"] = row
+    return rows
 
 
 def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
@@ -177,7 +217,8 @@ def seed_of(config, exp: Experiment, setting: str) -> int:
     """job_seed of an experiment already at hand (the rules ask it for every setting)."""
     if exp.seed is not None:
         return int(exp.seed)
-    return _hashed_seed(config, exp.name, setting)
+    # A switch run faces the same random numbers as its base (common random numbers).
+    return _hashed_seed(config, exp.switch_of or exp.name, setting)
 
 
 def _hashed_seed(config, experiment: str, setting: str) -> int:
@@ -368,6 +409,11 @@ def raw_path(config, exp: Experiment, setting: str, algorithm: str, chunk: str, 
 
 def raw_chunk_paths(config, exp: Experiment, setting: str, algorithm: str, ext: str = "csv") -> list[str]:
     return [raw_path(config, exp, setting, algorithm, chunk, ext) for chunk in chunk_names(config, exp)]
+
+
+def raw_inputs(config, exp: Experiment) -> list[str]:
+    """Every raw chunk CSV of an experiment: settings outer, then algorithms, then run ranges."""
+    return [p for s in exp.setting_ids() for a in exp.algorithms for p in raw_chunk_paths(config, exp, s, a)]
 
 
 def table_paths(config, exp: Experiment) -> list[str]:

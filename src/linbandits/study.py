@@ -1,31 +1,35 @@
-"""What a study (one paper) declares, and what its runs return.
+"""What a study (one paper) declares, the one run loop of every algorithm, and what runs return.
 
-A study is the package `linbandits.studies.<name>`; its `__init__` defines
-`STUDY = Study(...)`. Algorithms, instance families and instance-file kinds
-are named by "module:attribute" strings and imported only when used, so
-`linbandits simulate` pays only for the study whose algorithm it runs.
+A study is the package `linbandits.studies.<name>`; its `__init__` defines `STUDY = Study(...)`.
+Algorithms, instance families, instance kinds and the study's products are named by
+"module:attribute" strings and imported only when used, so `linbandits simulate` pays only for
+the study whose algorithm it runs.
 
 Contracts (checked by tests/test_catalogue.py for every study):
 
-- Algorithm class: `name`, `summary` (one line), `kinds` (tuple of the
-  instance kinds it accepts), `defaults` / `choices` (options, parsed by
-  linbandits.options.parse_options in __init__(instance, **options), kept in
-  `self.options`), and `simulate(seed, trials, progress=None) -> Records`.
-  Run i of a call depends only on (seed, trials[i]): chunking never changes
-  a number.
-- Instance kind class: `kind` (its name), `required` / `optional` (the .npz
-  arrays that declare it), `file_settings` (the --setting keys allowed with
-  --instance-file), `from_arrays(arrays, name, meta, settings, where)`,
-  `to_arrays()`, `summary()` (JSON-able), and attributes `name`, `meta`.
-- Instance family: a function whose keyword defaults are the published
-  settings (read with inspect; --setting strings are coerced to their type)
-  and whose docstring's first line describes it; returns an instance.
+- Algorithm: a subclass of `Algorithm` with `name`, `summary` (one line), `kinds` (the instance
+  kinds it accepts), `defaults` / `choices` (its options). It implements `run(seed, trial)` ->
+  `Run` for one trial, or `run_many(seed, trials, progress)` -> `Records` where a compiled kernel
+  runs many trials at once. Either way trial i depends only on (seed, i): chunking never changes
+  a number. `simulate(seed, trials)` is the same for every algorithm.
+- Instance kind class: `kind` (its name), `required` / `optional` (the .npz arrays that declare
+  it), `file_settings` (the --setting keys allowed with --instance-file),
+  `from_arrays(arrays, name, meta, settings, where)`, `to_arrays()`, `summary()` (JSON-able),
+  and attributes `name`, `meta`.
+- Instance family: a function whose keyword defaults are the published settings (read with
+  inspect; --setting strings are coerced to their type) and whose docstring's first line
+  describes it; returns an instance.
+- Products: a function (config) -> list of `linbandits.products.Product`: the study's tables,
+  figures and claims, each with its inputs, outputs and maker.
 """
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
+
+from linbandits.errors import UserError
+from linbandits.options import parse_options
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,21 +40,25 @@ class Study:
     families: dict = dataclasses.field(default_factory=dict)   # family name -> "module:function"
     kinds: dict = dataclasses.field(default_factory=dict)      # instance-file kind -> "module:Class"
     commands: dict = dataclasses.field(default_factory=dict)   # CLI subcommand -> ("module:function", help)
+    products: str = ""          # "module:function": config -> [Product]
     # True when its simulate jobs also write per-round curves (--curves F.npz).
     curves: bool = False
-    # True when every `ablation_of` experiment gets an automatic figure beside
-    # its published experiment (drawn by the study's own figure command).
+    # "module:function" returning a context manager entered once per simulate job around all its
+    # cells (e.g. P1-RAGE's design cache, shared by the settings of one arm set).
+    job_context: str = ""
+    # Until its products move to the shared products command: every `ablation_of` experiment gets
+    # an automatic figure beside its published one.
     ablation_figures: bool = False
 
 
 @dataclasses.dataclass
 class Records:
-    """What `simulate` returns for the runs it was given, in their order.
+    """What `simulate` returns for the trials it was given, in their order.
 
-    columns: per-run columns of the CSV after `trial`, in CSV order; integer
-        arrays are written as integers, floats at full precision.
-    curves: optional per-run curves, e.g. {"t": rounds (G,), "regret": (n, G)};
-        written by `linbandits simulate --curves F.npz`.
+    columns: per-trial columns of the CSV after `trial`, in CSV order; integer arrays are
+        written as integers, floats at full precision.
+    curves: optional per-trial curves, e.g. {"t": rounds (G,), "regret": (n, G)}; written by
+        `linbandits simulate --curves F.npz`.
     info: extra entries for the JSON sidecar.
     """
 
@@ -64,3 +72,86 @@ class Records:
             raise ValueError(f"Records columns differ in length: {lengths}")
         if "trial" in self.columns:
             raise ValueError("Records columns must not contain 'trial'; the CLI writes it")
+
+
+@dataclasses.dataclass
+class Run:
+    """One trial: its CSV values, its curves (with their rounds under "t"), its counters for the sidecar."""
+
+    columns: dict
+    curves: dict | None = None
+    counters: dict | None = None
+
+
+def as_trials(trials) -> np.ndarray:
+    """An int n means trials 0..n-1; a range or a sequence of indices is taken as is."""
+    if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool):
+        if trials < 1:
+            raise UserError(f"trials must be at least 1, got {trials}")
+        return np.arange(int(trials), dtype=np.int64)
+    out = np.asarray(list(trials) if isinstance(trials, range) else trials, dtype=np.int64).reshape(-1)
+    if out.size and out.min() < 0:
+        raise UserError(f"trial indices must be >= 0, got {int(out.min())}")
+    return out
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise UserError(f"the seed must be an integer >= 0 (numpy's seed sequences take no negative "
+                        f"numbers), got {seed!r}")
+    return int(seed)
+
+
+class Algorithm:
+    """The one run loop. Subclasses set the class attributes and implement `run` or `run_many`."""
+
+    name = ""
+    summary = ""
+    kinds: tuple = ()
+    defaults: dict = {}
+    choices: dict = {}
+
+    def __init__(self, instance, **options):
+        self.options = parse_options(self, options)
+        self.instance = instance
+        self.setup()
+
+    def setup(self) -> None:
+        """Derived constants; refuse an instance or options the algorithm cannot run (a UserError)."""
+
+    def run(self, seed: int, trial: int) -> Run:
+        raise NotImplementedError(f"{type(self).__name__} implements neither run nor run_many")
+
+    def info(self) -> dict:
+        """Extra sidecar entries that do not depend on the trials (e.g. tuned constants)."""
+        return {}
+
+    def run_many(self, seed: int, trials: np.ndarray, progress=None) -> Records:
+        columns: dict[str, list] = {}
+        curves: dict[str, list] = {}
+        counters: dict[str, int] = {}
+        rounds = None
+        for done, trial in enumerate(trials, 1):
+            one = self.run(seed, int(trial))
+            for k, v in one.columns.items():
+                columns.setdefault(k, []).append(v)
+            if one.curves:
+                if rounds is None:
+                    rounds = np.asarray(one.curves["t"])
+                for k, v in one.curves.items():
+                    if k != "t":
+                        curves.setdefault(k, []).append(np.asarray(v))
+            for k, v in (one.counters or {}).items():
+                counters[k] = counters.get(k, 0) + int(v)
+            if progress is not None:
+                progress(done, len(trials))
+        info = self.info()
+        if counters:
+            info = {**info, "round_counts": counters}
+        curve_out = {"t": rounds, **{k: np.stack(v) for k, v in curves.items()}} if curves else None
+        return Records(columns={k: np.asarray(v) for k, v in columns.items()}, curves=curve_out, info=info)
+
+    def simulate(self, seed, trials, progress=None) -> Records:
+        """Trials `trials` (an int n: trials 0..n-1; or a range / sequence of indices) from `seed`."""
+        records = self.run_many(check_seed(seed), as_trials(trials), progress)
+        return records

@@ -22,7 +22,7 @@ def replay(name, inst, trial, options=None):
     options = dict(options or {})
     algo = make_algorithm(name, inst, options)
     stream = run_stream(inst, SEED, trial, normals=algo.needs_normals)
-    arms, cum, counts = algo.run(stream, oracle.true_gaps(inst.actions, stream.theta))
+    arms, cum, counts = algo.play(stream, oracle.true_gaps(inst.actions, stream.theta))
     if name == "OAM":
         o_arms, o_cum = oracle.oam(inst, stream, **{k: (float(v) if k != "schedule" else v) for k, v in options.items()})
     elif name == "LinUCB":

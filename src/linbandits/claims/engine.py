@@ -235,7 +235,8 @@ def evaluate_leaf(leaf: Leaf, evidence, quantities: dict, alpha: float, claim_id
         raise UserError(f"claim {claim_id}: unknown quantity {name!r}; known: {', '.join(sorted(quantities))}")
     if not leaf.missing:
         try:
-            leaf.estimate, leaf.label = quantities[name](evidence, spec, alpha, claim_id)
+            leaf.estimate, detail = quantities[name](evidence, spec, alpha, claim_id)
+            leaf.label = f"{spec['label']} ({detail})" if spec.get("label") else detail
         except Missing as exc:
             leaf.missing = str(exc)
     if leaf.estimate is None:
@@ -273,7 +274,7 @@ def experiments_of(claim: dict) -> list[str]:
 
     def walk(spec):
         if isinstance(spec, dict):
-            names = [spec.get("experiment")] + list(spec.get("experiments") or [])
+            names = [spec.get("experiment"), spec.get("versus")] + list(spec.get("experiments") or [])
             for name in names:
                 if isinstance(name, str) and name not in seen:
                     seen.append(name)

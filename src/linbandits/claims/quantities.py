@@ -17,6 +17,8 @@ own quantities (a dict of the same functions) for what only it measures.
     relative_difference    (mean a - mean b) / mean b: bootstrap
     geomean_ratio          geometric mean over settings of mean a / mean b: bootstrap
     loglog_slope           OLS slope of log mean a against log x over settings: bootstrap
+    spread_ratio           s.d. of a's values over b's: bootstrap
+    ratio_contrast         mean a / mean b in `experiment` minus in `versus`: bootstrap
     relative_growth        (R(n) - R(from n)) / R(n) of a's mean curve: bootstrap
     summary_value          a number from the instance summary: exact
 """
@@ -50,12 +52,24 @@ def values(evidence, ref: str, spec: dict, setting: str) -> np.ndarray:
     algorithm, exp = split_series(ref, spec["experiment"])
     if "at" in spec:
         t, curves = evidence.curve(exp, setting, algorithm, spec.get("curve", "regret"))
-        at = int(spec["at"]) if spec["at"] not in ("n", "end") else int(t[-1])
+        at = round_of(spec["at"], int(t[-1]))
         hits = np.flatnonzero(t == at)
         if not hits.size:
             raise Missing(f"the curves of {algorithm} in {exp} have no round {at} (rounds {t[0]}..{t[-1]})")
         return np.asarray(curves[:, hits[0]], float)
     return np.asarray(evidence.column(exp, setting, algorithm, spec.get("column", "regret")), float)
+
+
+def round_of(at, n: int) -> int:
+    """A round given as a number, as 'n' (the horizon) or as 'n/K' (a fraction of it)."""
+    if isinstance(at, str):
+        text = at.replace(" ", "")
+        if text == "n":
+            return n
+        if text.startswith("n/") and text[2:].isdigit() and n % int(text[2:]) == 0:
+            return n // int(text[2:])
+        raise UserError(f"claim part: at = {at!r} is not a round, 'n' or 'n/K' with K dividing n = {n}")
+    return int(at)
 
 
 def _errors(evidence, ref, spec, setting) -> tuple[int, int]:
@@ -221,6 +235,34 @@ def geomean_ratio(evidence, spec, alpha, claim_id):
                f"per setting {', '.join(fmt(r) for r in per)}")
 
 
+def spread_ratio(evidence, spec, alpha, claim_id):
+    """Standard deviation of a's values over b's (how much less stable a is): bootstrap."""
+    s, a, b = _pair(evidence, spec)
+    e = est.bootstrap(lambda x, y: x.std(axis=1, ddof=1) / y.std(axis=1, ddof=1),
+                      _groups(a, b, spec.get("paired", False)), alpha, _seed(claim_id, spec))
+    return e, (f"s.d. of {spec['a']} / s.d. of {spec['b']}{_at(spec)}: {fmt(a.std(ddof=1))} / {fmt(b.std(ddof=1))}, "
+               f"{_where(evidence, spec['experiment'], s)}")
+
+
+def ratio_contrast(evidence, spec, alpha, claim_id):
+    """mean a / mean b in `experiment` minus the same ratio in `versus`: bootstrap (the two experiments
+    are independent; within each, a and b are paired when `paired`)."""
+    s, a, b = _pair(evidence, spec)
+    other = {**spec, "experiment": spec["versus"]}
+    other.pop("setting", None)
+    s2, a2, b2 = _pair(evidence, other)
+    paired = spec.get("paired", False)
+    groups = _groups(a, b, paired) + _groups(a2, b2, paired)
+
+    def stat(*arrays):
+        x, y, x2, y2 = arrays
+        return x.mean(axis=1) / y.mean(axis=1) - x2.mean(axis=1) / y2.mean(axis=1)
+
+    e = est.bootstrap(stat, groups, alpha, _seed(claim_id, spec))
+    return e, (f"{spec['a']} / {spec['b']} in {spec['experiment']} ({fmt(a.mean() / b.mean())}) minus in "
+               f"{spec['versus']} ({fmt(a2.mean() / b2.mean())}){_at(spec)}")
+
+
 def loglog_slope(evidence, spec, alpha, claim_id):
     exp = spec["experiment"]
     settings = spec.get("settings") or evidence.settings(exp)
@@ -264,5 +306,5 @@ def summary_value(evidence, spec, alpha, claim_id):
 
 QUANTITIES = {f.__name__: f for f in (
     error_rate, error_difference, error_ratio, error_difference_pooled, error_range_difference,
-    mean, mean_difference, ratio_of_means, relative_difference, geomean_ratio, loglog_slope, relative_growth,
-    summary_value)}
+    mean, mean_difference, ratio_of_means, relative_difference, spread_ratio, ratio_contrast, geomean_ratio,
+    loglog_slope, relative_growth, summary_value)}

@@ -136,7 +136,7 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
         return "robust to " + ", ".join(f"{c} ({', '.join(r['value'] for r in rob['runs'] if r['choice'] == c)})"
                                         for c in rob["choices"])
     if rob.get("untested"):
-        parts.append("not run for " + ", ".join(rob["untested"]) + " (`snakemake --cores 2 robustness`)")
+        parts.append("untested for " + ", ".join(rob["untested"]) + " (no switch run of it in this config)")
     same = [c for c in rob["choices"] if c not in rob.get("untested", []) and not any(r["choice"] == c for r in changed)]
     if same:
         parts.append("robust to " + ", ".join(same))
@@ -212,6 +212,19 @@ def _interval(p: dict) -> str:
     return f"{fmt(_f(p['value']))} [{fmt(_f(low))}, {fmt(_f(high))}]"
 
 
+HOLDS_TESTS = ("holds", "inside")
+FAILS_TESTS = ("fails", "outside", "differs")
+
+
+def _p_pair(tests: dict) -> str:
+    """The Holm-adjusted p of the claimed side (the largest of its tests) and of the other side (the smallest)."""
+    held = [t["p_holm"] for name, t in tests.items() if name.startswith(HOLDS_TESTS) and t["p_holm"] is not None]
+    failed = [t["p_holm"] for name, t in tests.items() if name.startswith(FAILS_TESTS) and t["p_holm"] is not None]
+    if not held and not failed:
+        return ""
+    return f"{fmt(max(held)) if held else '-'} \\| {fmt(min(failed)) if failed else '-'}"
+
+
 def _f(v):
     if v is None:
         return math.nan
@@ -231,8 +244,8 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
              "Verdicts: **holds**, **does not hold**, **inconclusive** (the interval straddles the threshold), "
              "**no evidence**, **not run**. Every part of a claim is an estimate over independent runs with its "
              f"{100 * level:g}% interval; the claim's one-sided tests are Holm-corrected together, so what a claim "
-             "concludes is wrong with probability at most 2.5%. Robustness: the verdict under every protocol choice "
-             "the paper leaves open.", "", *intro,
+             f"concludes is wrong with probability at most {100 * (1 - level) / 2:g}%. Robustness: the verdict under "
+             "every protocol choice the paper leaves open.", "", *intro,
              "| claim | figure | quote | verdict | robustness |", "|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| `{r['id']}` | {_cell(r['figure'])} | \"{_cell(r['quote'])}\" | **{_cell(verdict_phrase(r))}** "
@@ -245,13 +258,11 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
         if r.get("note"):
             lines += [f"Note: {r['note']}", ""]
         lines += [f"Test: {r['test']}.", "",
-                  f"| part | claim | estimate [{100 * level:g}% CI] | runs | method | p (Holm) | part verdict |",
-                  "|---|---|---|---:|---|---:|---|"]
+                  f"| part | claim | estimate [{100 * level:g}% CI] | runs | method | p holds \\| fails (Holm) | "
+                  "part verdict |", "|---|---|---|---:|---|---|---|"]
         for p in r["parts"]:
-            ps = p.get("tests", {})
-            p_holm = min((t["p_holm"] for t in ps.values() if t["p_holm"] is not None), default=None)
             lines.append(f"| {_cell(p['label'])} | {_cell(p['claim'])} | {_cell(_interval(p))} | {p.get('n', '')} | "
-                         f"{_cell(p.get('method', ''))} | {'' if p_holm is None else fmt(p_holm)} | {p['verdict']} |")
+                         f"{_cell(p.get('method', ''))} | {_p_pair(p.get('tests', {}))} | {p['verdict']} |")
         lines += ["", f"Robustness: {r['robustness']['text']}.", ""]
         for run in r["robustness"].get("runs", []):
             lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}; "
@@ -268,3 +279,40 @@ def write_claims(results, md_path, json_path, study: str, title: str, intro=(), 
     write_text_atomic(md_path, render_markdown(results, title, intro, sections, level))
     write_text_atomic(json_path, json.dumps({"study": study, "level": level, **extra, "claims": list(results)},
                                             indent=1) + "\n")
+
+
+CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "scope", "cause", "note"}
+
+
+def load_claims(path, choices=None) -> list[dict]:
+    """A study's claims table: every entry has an id (unique), a quote and parts; the choices it
+    names must be in the study's `choices:` table."""
+    import yaml
+
+    from linbandits.errors import UserError
+
+    try:
+        claims = yaml.safe_load(open(path, encoding="utf-8").read())
+    except FileNotFoundError:
+        raise UserError(f"claims table {path} does not exist") from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"claims table {path} is not valid YAML: {exc}") from None
+    if not isinstance(claims, list):
+        raise UserError(f"claims table {path} must be a list of claims")
+    seen = set()
+    for entry in claims:
+        if not isinstance(entry, dict) or not {"id", "quote", "parts"} <= set(entry):
+            raise UserError(f"claims table {path}: every claim needs an 'id', a 'quote' and 'parts', got {entry!r}")
+        unknown = set(entry) - CLAIM_KEYS
+        if unknown:
+            raise UserError(f"claims table {path}, claim {entry['id']}: unknown key(s) {', '.join(sorted(unknown))}; "
+                            f"allowed: {', '.join(sorted(CLAIM_KEYS))}")
+        if entry["id"] in seen:
+            raise UserError(f"claims table {path}: claim id {entry['id']!r} is used twice")
+        seen.add(entry["id"])
+        if choices is not None:
+            bad = [c for c in entry.get("choices", []) if c not in choices]
+            if bad:
+                raise UserError(f"claims table {path}, claim {entry['id']}: choice(s) {', '.join(bad)} are not in the "
+                                f"study's `choices:` table ({', '.join(choices) or 'empty'})")
+    return claims

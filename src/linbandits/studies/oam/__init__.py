@@ -22,10 +22,5 @@ STUDY = Study(
     },
     kinds={"contextual": f"{_P}.instance:ContextualInstance"},
     curves=True,
-    commands={
-        "oam-aggregate": (f"{_P}.aggregate:main_aggregate", "chunks of every experiment -> checked regret curves + C"),
-        "oam-figures": (f"{_P}.figures:main_figures", "draw Figs. 1-4 and the switch figures"),
-        "oam-table": (f"{_P}.final_table:main_table", "the final-regret table of every (experiment, algorithm)"),
-        "oam-claims": (f"{_P}.claims:main_claims", "check claims C1-C8, and again under the switches"),
-    },
+    products=f"{_P}.products:products",
 )

@@ -88,7 +88,7 @@ class LinTS(ContextualAlgorithm):
     def scale(self) -> float:
         return theory_scale(self.instance.horizon, self.instance.d, self.options["R"])
 
-    def run(self, stream, gaps):
+    def play(self, stream, gaps):
         return lints_run(self._actions, stream.contexts, stream.noise, stream.theta, gaps, stream.normals, self._v)
 
 

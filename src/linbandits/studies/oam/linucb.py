@@ -116,7 +116,7 @@ class LinUCB(ContextualAlgorithm):
         self._log_n = math.log(inst.horizon)
         self._f_const = self.options["c"] * inst.d * math.log(inst.d * self._log_n)
 
-    def run(self, stream, gaps):
+    def play(self, stream, gaps):
         return linucb_run(self._actions, stream.contexts, stream.noise, stream.theta, gaps,
                           self.options["width"] == "fwidth", self._log_n, self._f_const,
                           float(np.linalg.norm(stream.theta)))

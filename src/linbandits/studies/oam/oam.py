@@ -238,7 +238,7 @@ def vector_ids(actions):
 class OAM(ContextualAlgorithm):
     name = "OAM"
     summary = "Optimal Allocation Matching: track the estimated lower-bound allocation (Hao et al. Alg. 1)"
-    defaults = {"epsilon": 0.01, "schedule": "constant", "zeta": 0.1, "c": 1.0}
+    defaults = {"epsilon": 0.0, "schedule": "constant", "zeta": 0.1, "c": 1.0}
     choices = {"schedule": SCHEDULES}
     counters = COUNTERS
 
@@ -259,7 +259,7 @@ class OAM(ContextualAlgorithm):
         self._f_const = o["c"] * d * math.log(d * math.log(n))
         self._fn = 2.0 * (1.0 + 1.0 / self._log_n) * self._log_n + self._f_const
 
-    def run(self, stream, gaps):
+    def play(self, stream, gaps):
         o = self.options
         return oam_run(self._actions, self._first, self._vec_id, self._n_vec, stream.contexts, stream.noise,
                        stream.theta, gaps, self._fn, self._log_n, self._f_const,

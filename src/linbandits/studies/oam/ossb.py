@@ -97,6 +97,6 @@ class OSSB(ContextualAlgorithm):
         self._actions = np.ascontiguousarray(self.instance.actions, dtype=float)
         self._first = first_occurrence(self._actions)
 
-    def run(self, stream, gaps):
+    def play(self, stream, gaps):
         return ossb_run(self._actions, self._first, stream.noise, stream.theta, gaps,
                         float(self.options["epsilon"]), float(self.options["gamma"]))

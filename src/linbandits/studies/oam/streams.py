@@ -9,6 +9,8 @@ import dataclasses
 
 import numpy as np
 
+from linbandits import streams
+
 
 @dataclasses.dataclass(frozen=True)
 class RunStream:
@@ -19,7 +21,7 @@ class RunStream:
 
 
 def run_stream(instance, seed: int, trial: int, normals: bool = False) -> RunStream:
-    rng = np.random.default_rng([int(seed), int(trial)])
+    rng = streams.generator(seed, trial)
     theta = instance.theta
     if instance.random_theta:
         g = instance.theta_sd * rng.standard_normal(instance.d)
@@ -36,5 +38,5 @@ def run_theta(instance, seed: int, trial: int) -> np.ndarray:
     """The theta run `trial` plays against (the first draw of its stream when theta is redrawn)."""
     if not instance.random_theta:
         return np.asarray(instance.theta, float)
-    g = instance.theta_sd * np.random.default_rng([int(seed), int(trial)]).standard_normal(instance.d)
+    g = instance.theta_sd * streams.generator(seed, trial).standard_normal(instance.d)
     return g / np.linalg.norm(g)

@@ -1,0 +1,214 @@
+"""Every study's tables, figures and claims through one command and one kind of rule.
+
+A study supplies a function (its `Study.products`) that lists its products for a config: each
+`Product` names its kind, its outputs, its inputs (the runs files of linbandits.runs, instance
+summaries, other products) and the function that makes it. The Snakemake rules
+(workflow/rules/study.smk) are written from these lists, and every rule runs
+
+    linbandits products --study S --kind table|figure|claims [--only NAME] --config C
+
+where C is the study's config as the run saw it (results/<study>/config.yaml, written by the
+workflow): the command finds the same products from the same config, so a rule and the command
+can never disagree about a path.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+from linbandits.errors import UserError
+
+KINDS = ("table", "figure", "claims")
+TABLE_EXTS = ("csv", "md", "tex")
+FIGURE_EXTS = ("pdf", "png")
+
+
+@dataclasses.dataclass
+class Product:
+    kind: str                      # table | figure | claims
+    name: str                      # unique within the study; the rule is <study>_<name>
+    outputs: list                  # paths, the report's file first
+    inputs: list
+    make: Callable                 # make(ctx) writes every output
+    caption: str = ""              # workflow/report/<caption>.rst, the report's caption
+    target: str = ""               # an opt-in target that builds it ("" = the default target)
+
+
+class Context:
+    """One study's view of a config: its experiments, where their files are, its claims' evidence."""
+
+    def __init__(self, config: dict, study: str):
+        from linbandits import pipeline
+
+        self.config, self.study = config, study
+        self.prefix = pipeline.prefix(config)
+        sections = pipeline.study_sections(config)
+        if study not in sections:
+            raise UserError(f"the config has no section studies: {study}")
+        self.section = sections[study]
+        self.experiments = pipeline.study_experiments(config, study)
+        self.level = float((config.get("claims") or {}).get("level", 0.95))
+        self.robustness = bool(config.get("robustness", True))
+        self.preview = bool(config.get("preview"))
+
+    # ---------------------------------------------------------------- paths
+    def results(self, *parts) -> str:
+        return "/".join([f"{self.prefix}results/{self.study}", *parts])
+
+    def runs_stem(self, experiment: str) -> str:
+        return self.results("runs", experiment)
+
+    def runs_files(self, experiment: str) -> list[str]:
+        stem = self.runs_stem(experiment)
+        return [f"{stem}.npz", f"{stem}.json"]
+
+    def summary_path(self, experiment: str, setting: str) -> str:
+        from linbandits import pipeline
+
+        return pipeline.instance_path(self.config, self.experiments[experiment], setting, "json")
+
+    def summaries(self, experiment: str) -> list[str]:
+        return [self.summary_path(experiment, s) for s in self.experiments[experiment].setting_ids()]
+
+    def table_paths(self, name: str) -> list[str]:
+        return [self.results("tables", f"{name}.{ext}") for ext in TABLE_EXTS]
+
+    def figure_paths(self, name: str) -> list[str]:
+        return [f"{self.prefix}figures/{self.study}/{name}.{ext}" for ext in FIGURE_EXTS]
+
+    def claims_paths(self, name: str = "claims") -> list[str]:
+        return [self.results(f"{name}.md"), self.results(f"{name}.json")]
+
+    # ---------------------------------------------------------------- experiments
+    def published(self) -> dict:
+        """The experiments of the published protocol (no switch runs, none built only on request)."""
+        from linbandits import pipeline
+
+        return {n: e for n, e in self.experiments.items() if not pipeline.on_request(e)}
+
+    def switch_runs(self) -> dict:
+        """The switch experiments the default target builds (config `robustness: true`)."""
+        if not self.robustness:
+            return {}
+        return {n: e for n, e in self.experiments.items() if e.switch_of and not e.opt_in}
+
+    def evidence(self, names=None, extras=None):
+        from linbandits.claims.evidence import Evidence
+
+        names = list(self.experiments) if names is None else names
+        exps = {n: self.experiments[n] for n in names if n in self.experiments}
+        return Evidence(exps, self.runs_stem, self.summary_path, extras)
+
+    def switches(self) -> list[dict]:
+        """Every switch run as the claims engine reads it: (choice, value, base, switch, merge)."""
+        out = []
+        for name, exp in self.switch_runs().items():
+            base = self.experiments.get(exp.switch_of)
+            if base is None:
+                continue
+            same_instance = base.instance == exp.instance and base.settings == exp.settings
+            out.append({"choice": exp.choice, "value": exp.switch, "base": exp.switch_of, "switch": name,
+                        "merge": same_instance})
+        return out
+
+    def choice_defaults(self) -> dict:
+        return {name: str(c.get("default", "default")) for name, c in (self.section.get("choices") or {}).items()}
+
+    def note(self, *more) -> str:
+        """A figure's subtitle: the preview banner and whatever else the panel must say."""
+        notes = ["PREVIEW: reduced runs and settings, not the published protocol"] if self.preview else []
+        return "; ".join(notes + [m for m in more if m])
+
+
+def study_products(config: dict, study: str) -> list[Product]:
+    from linbandits import catalogue
+
+    s = catalogue.studies()[study]
+    if not s.products:
+        return []
+    ctx = Context(config, study)
+    products = catalogue.resolve(s.products)(ctx)
+    names = [p.name for p in products]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UserError(f"study {study} lists the product name(s) {', '.join(twice)} twice")
+    for p in products:
+        if p.kind not in KINDS:
+            raise UserError(f"study {study}, product {p.name}: kind {p.kind!r} is not one of {', '.join(KINDS)}")
+    return products
+
+
+def load_config(path) -> dict:
+    try:
+        config = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"config {path} does not exist") from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"config {path} is not valid YAML: {exc}") from None
+    if not isinstance(config, dict):
+        raise UserError(f"config {path} is not a mapping of keys")
+    return config
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="linbandits products",
+                                description="Make a study's tables, figures or claims from its runs.")
+    p.add_argument("--study", required=True)
+    p.add_argument("--kind", required=True, choices=KINDS)
+    p.add_argument("--only", action="append", metavar="NAME", help="only this product (repeatable)")
+    p.add_argument("--config", required=True, help="the config (results/<study>/config.yaml of the run)")
+    args = p.parse_args(argv)
+    config = load_config(args.config)
+    products = [x for x in study_products(config, args.study) if x.kind == args.kind]
+    if args.only:
+        unknown = sorted(set(args.only) - {x.name for x in products})
+        if unknown:
+            raise UserError(f"study {args.study} has no {args.kind} named {', '.join(unknown)}; its {args.kind}s are: "
+                            f"{', '.join(x.name for x in products) or 'none'}")
+        products = [x for x in products if x.name in args.only]
+    ctx = Context(config, args.study)
+    for product in products:
+        product.make(ctx)
+    return 0
+
+
+# ------------------------------------------------------------------ the claims product every study shares
+
+def claims_table_path(study: str) -> str:
+    from linbandits import catalogue
+
+    module = catalogue.resolve(f"linbandits.studies.{study}")
+    return str(Path(module.__file__).with_name("claims.yaml"))
+
+
+def claims_product(ctx: Context, title: str, quantities: dict | None = None, extra_inputs=(), extras=None,
+                   intro=(), sections=None, caption: str = "") -> Product:
+    """results/<study>/claims.{md,json}: every claim of the study's claims.yaml judged by the engine on
+    the runs of the experiments it reads, and again under every switch run of the choices it names."""
+    from linbandits.claims import report
+    from linbandits.claims.engine import experiments_of
+    from linbandits.claims.quantities import QUANTITIES
+
+    path = claims_table_path(ctx.study)
+    claims = report.load_claims(path, list((ctx.section.get("choices") or {})))
+    read = {e for c in claims for e in experiments_of(c)}
+    switches = [sw for sw in ctx.switches() if sw["base"] in read]
+    names = [n for n in ctx.experiments if n in read or n in {sw["switch"] for sw in switches}]
+    names = [n for n in names if not ctx.experiments[n].opt_in]
+    inputs = [path, *[f for n in names for f in ctx.runs_files(n)], *[f for n in names for f in ctx.summaries(n)],
+              *extra_inputs]
+    everything = {**QUANTITIES, **(quantities or {})}
+
+    def make(c: Context):
+        evidence = c.evidence(names, extras(c) if extras else None)
+        results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults())
+        more = sections(c, results) if sections else ()
+        head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
+        report.write_claims(results, *c.claims_paths(), study=c.study, title=title, intro=head, sections=more,
+                            level=c.level, choices=c.section.get("choices") or {})
+
+    return Product("claims", "claims", ctx.claims_paths(), inputs, make, caption=caption or f"{ctx.study}_claims")

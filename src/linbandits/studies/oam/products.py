@@ -1,0 +1,117 @@
+"""The study's products: the lower-bound constants, the final-regret table, Figs. 1-4 with the switch
+figures, and the claims (linbandits.products)."""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pandas as pd
+
+from linbandits.products import Product, claims_product
+from linbandits.runs import RunSet, mean_se
+
+TITLE = "OAM (Hao, Lattimore, Szepesvari 2020): claims C1-C8 judged on the reproduced runs"
+BOUNDS_COLUMNS = ["experiment", "title", "switch", "horizon", "C", "C_log_n", "C_note"]
+FINAL_COLUMNS = ["experiment", "title", "switch", "algorithm", "horizon", "n_runs", "mean_regret", "se", "C", "C_log_n"]
+
+
+def products(ctx) -> list[Product]:
+    exps = {n: e for n, e in ctx.experiments.items() if not e.opt_in}
+    bounds = ctx.table_paths("lower_bounds")
+    instances = [p for n in exps for p in (ctx.summary_path(n, "single"), ctx.summary_path(n, "single")[:-5] + ".npz")]
+    runs = [f for n in exps for f in ctx.runs_files(n)]
+    out = [
+        Product("table", "lower_bounds", bounds, instances, functools.partial(make_bounds, names=list(exps)),
+                caption="oam_lower_bounds"),
+        Product("table", "final_regret", ctx.table_paths("final_regret"), runs + [bounds[0]],
+                functools.partial(make_final_table, names=list(exps)), caption="oam_table"),
+    ]
+    for name, spec in (ctx.section.get("figures") or {}).items():
+        used = [p["experiment"] for p in spec["panels"]] + [o for p in spec["panels"] for o in p.get("overlay", [])]
+        out.append(Product("figure", name, ctx.figure_paths(name),
+                           [f for n in used if n in exps for f in ctx.runs_files(n)] + [bounds[0]],
+                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", "")))
+    out.append(claims_product(ctx, TITLE))
+    return out
+
+
+# ------------------------------------------------------------------ lower bounds
+
+def reference_C(ctx, name: str) -> tuple[float, str]:
+    """C of the instance, or for an instance whose theta is redrawn per run (D.2) the median over the
+    runs of C(theta_r), the theta each run played against (C(theta) is heavy-tailed in theta)."""
+    from linbandits import pipeline
+    from linbandits.tables import read_summary
+
+    summary = read_summary(ctx.summary_path(name, "single"), ("lower_bound_C", "horizon"))
+    if not summary.get("theta_random"):
+        return float(summary["lower_bound_C"]), "C(theta) of the instance"
+    from linbandits.problems import load_instance_file
+    from linbandits.studies.oam.allocation import lower_bound
+    from linbandits.studies.oam.streams import run_theta
+
+    exp = ctx.experiments[name]
+    inst = load_instance_file(ctx.summary_path(name, "single")[:-5] + ".npz")
+    seed = pipeline.seed_of(ctx.config, exp, "single")
+    values = [lower_bound(inst.actions, run_theta(inst, seed, r)).C for r in range(exp.trials)]
+    return float(np.median(values)), (f"median over the runs of C(theta_r), theta redrawn per run "
+                                      f"(mean {np.mean(values):.4g})")
+
+
+def make_bounds(ctx, names) -> None:
+    from linbandits.tables import read_summary, write_table
+
+    rows = []
+    for name in names:
+        exp = ctx.experiments[name]
+        horizon = int(read_summary(ctx.summary_path(name, "single"), ("horizon",))["horizon"])
+        C, note = reference_C(ctx, name)
+        rows.append({"experiment": name, "title": exp.title, "switch": exp.switch or "", "horizon": horizon,
+                     "C": C, "C_log_n": C * float(np.log(horizon)), "C_note": note})
+    write_table(pd.DataFrame(rows, columns=BOUNDS_COLUMNS), *ctx.table_paths("lower_bounds"),
+                exact_columns=("horizon",))
+
+
+def read_bounds(ctx) -> pd.DataFrame:
+    return pd.read_csv(ctx.table_paths("lower_bounds")[0], keep_default_na=False).set_index("experiment")
+
+
+# ------------------------------------------------------------------ final regret
+
+def make_final_table(ctx, names) -> None:
+    from linbandits.tables import write_table
+
+    bounds = read_bounds(ctx)
+    rows = []
+    for name in names:
+        exp, runs = ctx.experiments[name], RunSet(ctx.runs_stem(name))
+        C, horizon = float(bounds.loc[name, "C"]), int(bounds.loc[name, "horizon"])
+        for algo in exp.algorithms:
+            final = runs.column("single", algo, "regret").astype(float)
+            mean, se = mean_se(final)
+            rows.append({"experiment": name, "title": exp.title, "switch": exp.switch or "", "algorithm": algo,
+                         "horizon": horizon, "n_runs": final.size, "mean_regret": mean, "se": se, "C": C,
+                         "C_log_n": C * float(np.log(horizon))})
+    write_table(pd.DataFrame(rows, columns=FINAL_COLUMNS), *ctx.table_paths("final_regret"),
+                exact_columns=("horizon", "n_runs"))
+
+
+# ------------------------------------------------------------------ figures
+
+def make_figure(ctx, name, spec) -> None:
+    from linbandits.studies.oam.figures import draw_figure
+
+    bounds = read_bounds(ctx)
+    panels = []
+    for p in spec["panels"]:
+        series = [(ctx.experiments[n], RunSet(ctx.runs_stem(n))) for n in [p["experiment"], *p.get("overlay", [])]
+                  if n in ctx.experiments]
+        main = p["experiment"]
+        panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
+                       "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"])})
+    draw_figure(panels, ctx.figure_paths(name)[0][: -len(".pdf")], ctx.note())
+
+
+def log_reference(C: float, t: np.ndarray) -> np.ndarray:
+    return C * np.log(t) if math.isfinite(C) else np.full(t.shape, np.nan)
