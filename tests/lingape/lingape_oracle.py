@@ -65,6 +65,28 @@ class Pulls:
         return int(self.T.sum())
 
 
+def stop_epsilon(setting, form, means, instance_eps):
+    """eps of the stopping rule "stop iff B(t) <= eps" (spec sections 2, D row 1 and 6, Settled 2026-11-27).
+
+    "instance": the paper form uses the instance's epsilon (0 by default); the scratch form, as the
+    authors' LinGapE.py, stops at eps = Delta_min. "half_gap": eps = Delta_min / 2 (the published Table 1
+    run), in either form. A number: that eps. Delta_min = best true mean minus second-best true mean
+    (0 if two arms share the best mean)."""
+    ranked = sorted(float(m) for m in means)
+    delta_min = ranked[-1] - ranked[-2]
+    if setting == "instance":
+        return delta_min if form == "scratch" else instance_eps
+    if setting == "half_gap":
+        return delta_min / 2
+    return float(setting)
+
+
+def is_correct(means, arm, eps):
+    """Spec section 1: a_hat is a best arm, or its gap is < eps."""
+    top = max(means)
+    return means[arm] == top or top - means[arm] < eps
+
+
 def lingape(X, means, draws, key, *, gaussian=True, noise_sd=1.0, R=1.0, S=2.0, lam=1.0, delta=0.05, eps=0.0,
             rule="greedy", form="paper", pstar=None, max_n=10 ** 7):
     """Algorithms 1-2 with C_t of Lemma 5 (K^2) or the scratch width; returns (recommended, counts, stopped)."""

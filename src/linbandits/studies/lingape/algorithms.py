@@ -55,6 +55,48 @@ def initial_rewards(X, means, draws, reward_kind, noise_sd):
     return X.T @ rewards
 
 
+def min_gap_of(means: np.ndarray) -> float:
+    """Delta_min of one arm set: the smallest true gap mu_best - mu_i over the arms other than the best
+    (the first index of the max; a second best arm tied with it gives 0)."""
+    return float(np.min(np.delete(means.max() - means, np.argmax(means))))
+
+
+EPSILON_WORDS = ("instance", "half_gap")
+
+
+def epsilon_setting(raw):
+    """LinGapE's `epsilon` option as 'instance', 'half_gap' or a finite number >= 0; anything else is one
+    UserError line."""
+    value = raw
+    if isinstance(raw, str):
+        if raw in EPSILON_WORDS:
+            return raw
+        try:
+            value = float(raw)
+        except ValueError:
+            value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
+        raise UserError(f"LinGapE option epsilon={raw!r} is not allowed; choose instance (the instance's epsilon, "
+                        f"0 by default; the scratch form: Delta_min), half_gap (Delta_min/2, the published "
+                        f"Table 1 run) or a number >= 0")
+    return float(value)
+
+
+def lingape_epsilon(setting, form: str, means: np.ndarray, instance_eps: float) -> float:
+    """The eps of LinGapE's stopping rule B(t) <= eps for one arm set (true means `means`).
+
+    'instance': what each form did before the option existed: the paper form the instance's epsilon
+    (0 unless its file says otherwise), the scratch form Delta_min (the authors' LinGapE.py hard-codes
+    epsilon = 2 (1 - cos 0.01), Exp. 1's Delta_min). 'half_gap': Delta_min / 2 in either form (the
+    authors' LinUgapE.py, the published Table 1 run: epsilon = theta^T (x_1 - x_K) / 2 with the TRUE
+    theta, which is Delta_min / 2 on Exps. 1 and 2). A number: that eps."""
+    if setting == "instance":
+        return min_gap_of(means) if form == "scratch" else float(instance_eps)
+    if setting == "half_gap":
+        return 0.5 * min_gap_of(means)
+    return float(setting)
+
+
 def correct_arm(means: np.ndarray, arm: int, eps: float) -> bool:
     """a_hat is a best arm, or its gap is < eps (spec section 1)."""
     return bool(means[arm] == means.max() or means.max() - means[arm] < eps)
@@ -86,7 +128,8 @@ class BAIAlgorithm:
 class LinGapE(BAIAlgorithm):
     name = "LinGapE"
     summary = "Xu et al.'s gap-based fully adaptive BAI: greedy (9) or ratio (12) arm rule"
-    defaults = {"rule": "greedy", "form": "paper", "lam": 1.0, "R": None, "S": None, "max_pulls": 0}
+    defaults = {"rule": "greedy", "form": "paper", "epsilon": "instance", "lam": 1.0, "R": None, "S": None,
+                "max_pulls": 0}
     choices = {"rule": ("greedy", "ratio"), "form": ("paper", "scratch")}
 
     def __init__(self, instance, **options):
@@ -94,6 +137,7 @@ class LinGapE(BAIAlgorithm):
         o = self.options
         if not o["lam"] > 0:
             raise UserError(f"LinGapE option lam={o['lam']} must be > 0 (the paper uses 1)")
+        o["epsilon"] = epsilon_setting(o["epsilon"])
         self.R = float(o["R"]) if o["R"] is not None else float(instance.noise_scale)
         self.S = float(o["S"]) if o["S"] is not None else float(np.linalg.norm(instance.theta))
 
@@ -108,8 +152,7 @@ class LinGapE(BAIAlgorithm):
         G, D, W, Y = np.empty((K, K)), np.empty((K, K)), np.empty(K), np.empty((K, X.shape[1]))
         mu = np.zeros(K)
         scratch = o["form"] == "scratch"
-        # The authors' scratch form stops at eps = the minimum gap (spec D, row 1).
-        eps = float(np.min(np.delete(means.max() - means, np.argmax(means)))) if scratch else inst.epsilon
+        eps = lingape_epsilon(o["epsilon"], o["form"], means, inst.epsilon)
         pstar = (self.ratio_tables(trial, X) if o["rule"] == "ratio" else np.zeros((1, 1, 1)))
         ist = np.array([K, 0, -1, -1], dtype=np.int64)    # base -1: the kernel builds the state first
         fst = np.array([0.0])
@@ -132,7 +175,7 @@ class LinGapE(BAIAlgorithm):
                 break
         logdet_at[int(ist[0])] = float(fst[0])
         arm = int(ist[2])
-        return (arm, correct_arm(means, arm, eps), T.copy()), status == kn.STOPPED, logdet_at
+        return (arm, correct_arm(means, arm, eps), T.copy()), status == kn.STOPPED, logdet_at, eps
 
     _tables: dict = {}
 
@@ -145,16 +188,18 @@ class LinGapE(BAIAlgorithm):
         return self._tables[key]
 
     def simulate(self, seed, trials, progress=None) -> Records:
-        rows, censored, logdets = [], [], {}
+        rows, censored, logdets, epsilons = [], [], {}, {}
         for k, trial in enumerate(trials):
-            row, stopped, logdet_at = self.run(seed, int(trial))
+            row, stopped, logdet_at, eps = self.run(seed, int(trial))
             rows.append(row)
             logdets[int(trial)] = logdet_at
+            epsilons[int(trial)] = eps
             if not stopped:
                 censored.append(int(trial))
             if progress:
                 progress(k + 1, len(trials))
-        info = {"censored_trials": censored, "R": self.R, "S": self.S, "log_det_A_at_t": logdets}
+        info = {"censored_trials": censored, "R": self.R, "S": self.S, "epsilon_used": epsilons,
+                "log_det_A_at_t": logdets}
         return self.records(rows, self.instance.K, info)
 
 
