@@ -2,12 +2,12 @@
 error probability, and engine and oracle both meet it.
 
 With d = 10 the algorithm keeps 5, 3, 2, 1 arms. e_1 (value 2) and x' (value
-2 cos 0.1) are ~10 standard errors above the other arms (value 0) in every
-earlier epoch, so the last epoch holds exactly these two. Two linearly
-independent arms in their 2-dimensional span have the uniform G-design, so
-each is pulled ceil(m/2) times (m = (T - 11 - 10) / 4; Frank-Wolfe's exact tie
-moves pi by far less than 1/m, so the rounding never depends on it), and OLS
-on that epoch is each arm's sample mean. Hence
+2 cos 0.1) are 7 or more standard errors of a difference above the other arms
+(value 0) in every earlier epoch, so the last epoch holds exactly these two.
+Two linearly independent arms in their 2-dimensional span have the uniform
+G-design, so each is pulled ceil(m/2) times (m = (T - 11 - 10) / 4;
+Frank-Wolfe's exact tie leaves pi at 1/2 +- 2.5e-4, far too little to move
+ceil(pi m)), and OLS on that epoch is each arm's sample mean. Hence
 
     P(error) = Phi(-gap * sqrt(n / 2)),  gap = 2 - 2 cos(0.1),  n = ceil(m / 2),
 
