@@ -1,10 +1,12 @@
-"""Published beside reproduced (spec G): the comparison, its summary and the
-dashed published curves."""
+"""Published beside reproduced (spec G): the comparison, its summary, the
+per-series Stouffer test (with planted bugs) and the dashed published curves."""
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from p1rage_planted_bugs import PlantedBug
+from scipy.stats import norm
 
 from linbandits.studies.p1rage import published as pub
 from linbandits.studies.p1rage.figures import build_figure
@@ -103,9 +105,6 @@ def test_claims_section_lists_the_cells_that_differ(tmp_path):
 
 
 # ------------------------------------------------ per-series test (Stouffer, Bonferroni)
-
-from p1rage_planted_bugs import PlantedBug  # noqa: E402
-from scipy.stats import norm  # noqa: E402
 
 N_SERIES = 42
 
