@@ -117,7 +117,7 @@ def _key(x) -> str:
 
 
 def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: bool,
-            level: float = LEVEL, series_alpha: float = SERIES_ALPHA) -> pd.DataFrame:
+            level: float = LEVEL) -> pd.DataFrame:
     """One row per published cell (COLUMNS): the cell's own comparison and its series' test."""
     from scipy.stats import norm   # here: the figure jobs import this module for the published cells alone
 
@@ -141,7 +141,7 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
                 z = z_at_effective_size(p_pub, float(r.effective_n), p_rep, n_rep)
                 row.update(z=z, verdict=CONSISTENT if abs(z) <= critical else DIFFERS)
         rows.append(row)
-    return _with_series(pd.DataFrame(rows, columns=CELL_COLUMNS), series_alpha)
+    return _with_series(pd.DataFrame(rows, columns=CELL_COLUMNS), SERIES_ALPHA)
 
 
 def summary(comparison: pd.DataFrame, series_alpha: float = SERIES_ALPHA) -> dict:
@@ -166,7 +166,7 @@ def summary_line(s: dict) -> str:
     line = f"{s['consistent']} of {s['synthetic_cells']} synthetic cells consistent"
     if s["compared"] != s["synthetic_cells"]:
         line += f" ({s['synthetic_cells'] - s['compared']} not run)"
-    line += f" (99%, pooled z at the published effective size)"
+    line += " (99%, pooled z at the published effective size)"
     if s["series"]:
         line += (f"; {len(s['series_beyond'])} of {s['series']} (experiment, algorithm) series beyond the "
                  f"Bonferroni bound |Stouffer z| > {s['series_bound']:.2f} (two-sided, alpha = {s['series_alpha']:g} "
