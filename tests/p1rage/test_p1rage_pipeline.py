@@ -126,6 +126,10 @@ def test_published_beside_reproduced_is_written(full_run):
     yahoo = comparison[comparison["experiment"] == "yahoo_repeat"]
     # The tiny config sweeps other L values: Yahoo! rows are not run, never compared on the stand-in.
     assert not yahoo["verdict"].isin(["consistent", "differs"]).any()
+    # Each compared cell carries its series' Stouffer test (the tiny config shares T = 10 with Fig. 2a).
+    assert {"series_z", "series_bound", "series_verdict"} <= set(comparison.columns)
+    assert comparison["series_verdict"].isin(["within", "beyond"]).any()
     claims = (full_run / "results/p1rage/claims.md").read_text()
     assert "synthetic cells consistent" in claims
+    assert "series beyond the Bonferroni bound" in claims
     assert (full_run / "results/p1rage/published_vs_reproduced.md").read_text().startswith("# Published")

@@ -1,10 +1,12 @@
-"""Published beside reproduced (spec G): the comparison, its summary and the
-dashed published curves."""
+"""Published beside reproduced (spec G): the comparison, its summary, the
+per-series Stouffer test (with planted bugs) and the dashed published curves."""
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from p1rage_planted_bugs import PlantedBug
+from scipy.stats import norm
 
 from linbandits.studies.p1rage import published as pub
 from linbandits.studies.p1rage.figures import build_figure
@@ -100,3 +102,128 @@ def test_claims_section_lists_the_cells_that_differ(tmp_path):
     lines, s = published_section(tmp_path / "c.csv")
     assert "2 of 4 synthetic cells consistent (1 not run)" in lines[2]
     assert any(line.startswith("- soare_sto Peace x=10: published 0.1") for line in lines)
+
+
+# ------------------------------------------------ per-series test (Stouffer, Bonferroni)
+
+N_SERIES = 42
+
+
+def cells_with_z(z_by_series: dict) -> pd.DataFrame:
+    """A comparison table (the columns series_tests reads) whose cell z-scores are given:
+    {(experiment, algorithm): [z, ...]}, every cell compared ("consistent" or "differs")."""
+    return pd.DataFrame([{"experiment": e, "algorithm": a, "x": float(i), "published_p": 0.5,
+                          "reproduced_p": 0.5, "z": z,
+                          "verdict": pub.CONSISTENT if abs(z) <= 2.576 else pub.DIFFERS}
+                         for (e, a), zs in z_by_series.items() for i, z in enumerate(zs)])
+
+
+def known_series() -> dict:
+    """42 series whose right verdicts at alpha = 0.01 (bound 3.67) are known:
+    - lean: six cells at z = +1.6, none alone past 2.576, together Z = 3.92: beyond;
+    - sink: six cells at z = -1.6: Z = -3.92, beyond (the test is two-sided);
+    - mild: six cells at z = 1.3, Z = 3.18: within 3.67, but beyond 2.576 (one test alone);
+    - single: one cell at z = 3.0: within 3.67, beyond 2.576;
+    - 38 more series of six cells at z = 0.5, -0.5, 0.3, -0.3, 0, 0.1: within."""
+    series = {("e", "lean"): [1.6] * 6, ("e", "sink"): [-1.6] * 6, ("e", "mild"): [1.3] * 6,
+              ("e", "single"): [3.0]}
+    for i in range(N_SERIES - len(series)):
+        series[(f"f{i // 6}", f"A{i % 6}")] = [0.5, -0.5, 0.3, -0.3, 0.0, 0.1]
+    return series
+
+
+def series_problems() -> list:
+    """Every way the per-series test departs from its definition on known inputs (empty: none)."""
+    problems = []
+    if pub.stouffer_z([1.0, 2.0, 3.0]) != pytest.approx(6 / math.sqrt(3)):
+        problems.append("Stouffer z of (1, 2, 3) is not 6/sqrt(3)")
+    expected_bound = norm.isf(0.01 / (2 * N_SERIES))   # 3.6706
+    if pub.bonferroni_bound(0.01, N_SERIES) != pytest.approx(expected_bound):
+        problems.append(f"bound over {N_SERIES} series is {pub.bonferroni_bound(0.01, N_SERIES)}, "
+                        f"not {expected_bound}")
+    series = known_series()
+    # Two series that must not count: one not run, one not comparable (Yahoo! on the stand-in).
+    cells = pd.concat([cells_with_z(series), pd.DataFrame([
+        {"experiment": "g", "algorithm": "A0", "x": 1.0, "z": np.nan, "verdict": pub.NOT_RUN},
+        {"experiment": pub.YAHOO, "algorithm": "A0", "x": 1.0, "z": np.nan, "verdict": pub.NOT_COMPARABLE}])],
+        ignore_index=True)
+    out = pub.series_tests(cells, 0.01)
+    if len(out) != N_SERIES:
+        problems.append(f"{len(out)} series tested, not the {N_SERIES} with compared cells")
+    if not np.allclose(out["bound"], expected_bound):
+        problems.append(f"bound used {sorted(set(out['bound']))}, not {expected_bound:.4f}")
+    got = {(r.experiment, r.algorithm): r for r in out.itertuples()}
+    for key, zs in series.items():
+        r = got.get(key)
+        if r is None:
+            problems.append(f"series {key} missing")
+            continue
+        if r.cells != len(zs) or r.stouffer_z != pytest.approx(sum(zs) / math.sqrt(len(zs))):
+            problems.append(f"series {key}: {r.cells} cells, Z = {r.stouffer_z}")
+        want = pub.BEYOND if key[1] in ("lean", "sink") else pub.WITHIN
+        if r.verdict != want:
+            problems.append(f"series {key}: {r.verdict}, expected {want}")
+    s = pub.summary(cells, 0.01)
+    if (s["series"], [d["algorithm"] for d in s["series_beyond"]]) != (N_SERIES, ["lean", "sink"]):
+        problems.append(f"summary: {s['series']} series, beyond {s['series_beyond']}")
+    if f"2 of {N_SERIES} (experiment, algorithm) series beyond" not in pub.summary_line(s):
+        problems.append(f"summary line: {pub.summary_line(s)}")
+    return problems
+
+
+def test_series_test_follows_its_definition():
+    assert series_problems() == []
+
+
+_PUB = "linbandits.studies.p1rage.published"
+SERIES_BUGS = [
+    PlantedBug("bonferroni_switched_off", _PUB, "bonferroni_bound",
+               "alpha / (2 * n_series)", "alpha / 2", ()),
+    PlantedBug("one_sided_series_test", _PUB, "series_tests",
+               "abs(combined) > bound", "combined > bound", ()),
+    PlantedBug("stouffer_averages_instead_of_scaling", _PUB, "stouffer_z",
+               "z.sum() / math.sqrt(z.size)", "z.sum() / z.size", ()),
+    PlantedBug("uncompared_series_counted", _PUB, "series_tests",
+               'compared = comparison[comparison["verdict"].isin([CONSISTENT, DIFFERS])]',
+               'compared = comparison', ()),
+]
+
+
+@pytest.mark.parametrize("bug", SERIES_BUGS, ids=[b.name for b in SERIES_BUGS])
+def test_planted_bug_in_the_series_test_is_caught(bug, monkeypatch):
+    bug.plant(monkeypatch)
+    assert series_problems(), f"{bug.name} went unnoticed"
+
+
+def test_compare_carries_each_series_test_on_its_cells(tmp_path):
+    # Through compare(): two series of real counts; every compared cell of a
+    # series carries that series' Z, computed from the cells' own z.
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
+    assert list(out.columns) == pub.COLUMNS
+    compared = out[out["verdict"].isin([pub.CONSISTENT, pub.DIFFERS])]
+    for (e, a), group in compared.groupby(["experiment", "algorithm"]):
+        assert np.allclose(group["series_z"], pub.stouffer_z(group["z"]))
+    # 3 compared series (soare_sto G-BAI, soare_sto Peace, malicious Peace): bound over 3.
+    assert np.allclose(compared["series_bound"], norm.isf(0.01 / 6))
+    assert (out.loc[~out.index.isin(compared.index), "series_verdict"] == "").all()
+    # Peace on soare_sto: one cell at z = 6.9 > 2.94, so beyond; G-BAI's z = 0.95 is within.
+    peace = out[(out["experiment"] == "soare_sto") & (out["algorithm"] == "Peace")].iloc[0]
+    assert peace["series_z"] > 2.94 and peace["series_verdict"] == pub.BEYOND
+    s = pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    md = (tmp_path / "c.md").read_text()
+    assert "1 of 3 (experiment, algorithm) series beyond" in md and "## Per series" in md
+    assert "Per series" in (tmp_path / "c.tex").read_text()
+    back = pd.read_csv(tmp_path / "c.csv")
+    again = pub.summary(back)["series_beyond"]   # the CSV keeps 10 significant digits
+    assert [(d["experiment"], d["algorithm"], d["cells"]) for d in again] == [("soare_sto", "Peace", 1)]
+    assert again[0]["stouffer_z"] == pytest.approx(s["series_beyond"][0]["stouffer_z"], rel=1e-9)
+
+
+def test_claims_section_lists_the_series_beyond_the_bound(tmp_path):
+    from linbandits.studies.p1rage.claims import published_section
+
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
+    pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    lines, _ = published_section(tmp_path / "c.csv")
+    assert any(line.startswith("- soare_sto Peace: Stouffer z = ") for line in lines)
+    assert not any(line.startswith("- soare_sto G-BAI: Stouffer") for line in lines)

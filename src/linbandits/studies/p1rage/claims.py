@@ -278,6 +278,10 @@ def published_section(path):
             f"- {d['experiment']} {d['algorithm']}{'' if pd.isna(d['x']) else f' x={float(d[chr(120)]):g}'}: "
             f"published {float(d['published_p']):.4g}, reproduced {float(d['reproduced_p']):.4g} "
             f"(z = {float(d['z']):.2f})" for d in s["differs"]] + [""]
+    if s["series_beyond"]:
+        lines += [f"Series beyond the Bonferroni bound (|Stouffer z| > {s['series_bound']:.2f}):", ""] + [
+            f"- {d['experiment']} {d['algorithm']}: Stouffer z = {float(d['stouffer_z']):.2f} over "
+            f"{int(d['cells'])} cells" for d in s["series_beyond"]] + [""]
     return lines, s
 
 

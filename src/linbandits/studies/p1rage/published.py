@@ -13,6 +13,16 @@ quantile (2.576), else "differs". Yahoo! rows (the authors ran real R6A)
 are compared only when this run used R6A; on the synthetic stand-in they
 are "not comparable". A published cell without a reproduced one is
 "not run".
+
+Per series: one (experiment, algorithm) pair is a series; its cells' z are
+combined by Stouffer's rule, Z = sum(z) / sqrt(k) over its k compared cells,
+which is N(0, 1) when every cell agrees and the cells are independent. A
+series whose cells all lean the same way by an amount no single cell shows
+(six cells at z = 1.6 each give Z = 3.9) is caught here. With S compared
+series, Z is judged against the two-sided Bonferroni bound at level
+SERIES_ALPHA: |Z| > Phi^-1(1 - SERIES_ALPHA / (2 S)) is "beyond" (3.67 for
+S = 42). Every cell with a z counts, also one whose z is 0 because both sides
+saw no error.
 """
 from __future__ import annotations
 
@@ -29,10 +39,15 @@ from linbandits.tables import table_to_csv, table_to_latex, table_to_markdown
 
 PUBLISHED_CSV = Path(__file__).with_name("p1rage_published.csv")
 LEVEL = 0.99
+SERIES_ALPHA = 0.01
 YAHOO = "yahoo_repeat"
 CONSISTENT, DIFFERS, NOT_COMPARABLE, NOT_RUN = "consistent", "differs", "not comparable (synthetic stand-in)", "not run"
-COLUMNS = ["experiment", "algorithm", "x", "published_p", "published_n", "effective_n", "reproduced_p",
-           "reproduced_n", "difference", "z", "verdict"]
+WITHIN, BEYOND = "within", "beyond"
+CELL_COLUMNS = ["experiment", "algorithm", "x", "published_p", "published_n", "effective_n", "reproduced_p",
+                "reproduced_n", "difference", "z", "verdict"]
+# Each cell row also carries its series' test (empty where the cell was not compared).
+COLUMNS = CELL_COLUMNS + ["series_z", "series_bound", "series_verdict"]
+SERIES_COLUMNS = ["experiment", "algorithm", "cells", "stouffer_z", "bound", "verdict"]
 
 
 def read_published(path=PUBLISHED_CSV) -> pd.DataFrame:
@@ -51,13 +66,59 @@ def z_at_effective_size(p_pub: float, n_eff: float, p_rep: float, n_rep: int) ->
     return 0.0 if variance <= 0 else (p_rep - p_pub) / math.sqrt(variance)
 
 
+def stouffer_z(z) -> float:
+    """Stouffer's combination sum(z) / sqrt(k) of k cell z-scores."""
+    z = np.asarray(z, dtype=float)
+    return 0.0 if z.size == 0 else float(z.sum() / math.sqrt(z.size))
+
+
+def bonferroni_bound(alpha: float, n_series: int) -> float:
+    """|Z| beyond this is significant at two-sided level alpha over n_series tests (Bonferroni)."""
+    from scipy.stats import norm
+
+    return float(norm.isf(alpha / (2 * n_series)))
+
+
+def series_tests(comparison: pd.DataFrame, alpha: float = SERIES_ALPHA) -> pd.DataFrame:
+    """One row per (experiment, algorithm) series with at least one compared
+    cell (SERIES_COLUMNS), in the order the series first appear: its number of
+    cells, Stouffer's Z over their z, the Bonferroni bound over all these
+    series, and whether |Z| is beyond it."""
+    compared = comparison[comparison["verdict"].isin([CONSISTENT, DIFFERS])]
+    groups = list(compared.groupby(["experiment", "algorithm"], sort=False)["z"])
+    if not groups:
+        return pd.DataFrame(columns=SERIES_COLUMNS)
+    bound = bonferroni_bound(alpha, len(groups))
+    rows = []
+    for (experiment, algorithm), z in groups:
+        combined = stouffer_z(z)
+        rows.append({"experiment": experiment, "algorithm": algorithm, "cells": int(len(z)),
+                     "stouffer_z": combined, "bound": bound,
+                     "verdict": BEYOND if abs(combined) > bound else WITHIN})
+    return pd.DataFrame(rows, columns=SERIES_COLUMNS)
+
+
+def _with_series(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """The cell table with its series' Z, bound and verdict on every compared cell."""
+    series = series_tests(cells, alpha)
+    by_series = {(r.experiment, r.algorithm): r for r in series.itertuples()}
+    out = cells.copy()
+    out["series_z"], out["series_bound"], out["series_verdict"] = np.nan, np.nan, ""
+    compared = out["verdict"].isin([CONSISTENT, DIFFERS])
+    for i in out.index[compared]:
+        r = by_series[(out.at[i, "experiment"], out.at[i, "algorithm"])]
+        out.at[i, "series_z"], out.at[i, "series_bound"], out.at[i, "series_verdict"] = \
+            r.stouffer_z, r.bound, r.verdict
+    return out[COLUMNS]
+
+
 def _key(x) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{float(x):g}"
 
 
 def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: bool,
             level: float = LEVEL) -> pd.DataFrame:
-    """One row per published cell (COLUMNS)."""
+    """One row per published cell (COLUMNS): the cell's own comparison and its series' test."""
     from scipy.stats import norm   # here: the figure jobs import this module for the published cells alone
 
     critical = norm.ppf(0.5 + level / 2)
@@ -80,14 +141,19 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
                 z = z_at_effective_size(p_pub, float(r.effective_n), p_rep, n_rep)
                 row.update(z=z, verdict=CONSISTENT if abs(z) <= critical else DIFFERS)
         rows.append(row)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return _with_series(pd.DataFrame(rows, columns=CELL_COLUMNS), SERIES_ALPHA)
 
 
-def summary(comparison: pd.DataFrame) -> dict:
+def summary(comparison: pd.DataFrame, series_alpha: float = SERIES_ALPHA) -> dict:
     synthetic = comparison[comparison["experiment"] != YAHOO]
     compared = synthetic[synthetic["verdict"].isin([CONSISTENT, DIFFERS])]
     yahoo = comparison[comparison["experiment"] == YAHOO]
+    series = series_tests(comparison, series_alpha)
     return {"synthetic_cells": int(len(synthetic)), "compared": int(len(compared)),
+            "series": int(len(series)), "series_alpha": series_alpha,
+            "series_bound": float(series["bound"].iloc[0]) if len(series) else None,
+            "series_beyond": series[series["verdict"] == BEYOND][["experiment", "algorithm", "cells",
+                                                                  "stouffer_z"]].to_dict("records"),
             "consistent": int((compared["verdict"] == CONSISTENT).sum()),
             "differs": compared[compared["verdict"] == DIFFERS][["experiment", "algorithm", "x", "published_p",
                                                                   "reproduced_p", "z"]].to_dict("records"),
@@ -100,15 +166,24 @@ def summary_line(s: dict) -> str:
     line = f"{s['consistent']} of {s['synthetic_cells']} synthetic cells consistent"
     if s["compared"] != s["synthetic_cells"]:
         line += f" ({s['synthetic_cells'] - s['compared']} not run)"
-    return line + f" (99%, pooled z at the published effective size); Yahoo! R6A rows: {s['yahoo']}"
+    line += " (99%, pooled z at the published effective size)"
+    if s["series"]:
+        line += (f"; {len(s['series_beyond'])} of {s['series']} (experiment, algorithm) series beyond the "
+                 f"Bonferroni bound |Stouffer z| > {s['series_bound']:.2f} (two-sided, alpha = {s['series_alpha']:g} "
+                 f"over {s['series']} series)")
+    return line + f"; Yahoo! R6A rows: {s['yahoo']}"
 
 
 def write_comparison(comparison: pd.DataFrame, csv_path, md_path, tex_path) -> dict:
     s = summary(comparison)
+    series = series_tests(comparison, s["series_alpha"])
+    cells = comparison[CELL_COLUMNS]
     write_text_atomic(csv_path, table_to_csv(comparison))
     write_text_atomic(md_path, f"# Published beside reproduced\n\n{summary_line(s)}.\n\n"
-                      + table_to_markdown(comparison))
-    write_text_atomic(tex_path, f"% {summary_line(s)}\n" + table_to_latex(comparison))
+                      "## Per series (Stouffer z over the series' cells)\n\n" + table_to_markdown(series)
+                      + "\n## Per cell\n\n" + table_to_markdown(cells))
+    write_text_atomic(tex_path, f"% {summary_line(s)}\n% Per series (Stouffer z over the series' cells)\n"
+                      + table_to_latex(series) + "% Per cell\n" + table_to_latex(cells))
     return s
 
 
