@@ -1,0 +1,141 @@
+"""Bad input is refused before any job runs, in one line naming the key or argument and the fix.
+
+Each config mistake below used to pass `snakemake -n` and fail inside a job (or never: an algorithm
+listed but run by no experiment); the real Snakemake's dry run must now stop on it. Each command-line
+mistake used to print a traceback or numpy's wording; the real CLI must now print one line. A control
+run with valid values of the same kinds shows the checks refuse the mistake, not the key."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from linbandits import pipeline
+from linbandits.errors import UserError
+
+REPO = Path(__file__).resolve().parents[1]
+TEST_CONFIG = REPO / ".test" / "config" / "config.yaml"
+
+
+def tiny_config():
+    return yaml.safe_load(TEST_CONFIG.read_text())
+
+
+def p1rage(c):
+    return c["studies"]["p1rage"]
+
+
+def exp(c, name, study="p1rage"):
+    return c["studies"][study]["experiments"][name]
+
+
+# (mutation of the .test config, the key the one line must name, words of the fix it must give)
+DRY_RUN_CASES = {
+    "setting of the wrong type": (
+        lambda c: exp(c, "malicious")["settings"].update(T="abc"),
+        "studies/p1rage/experiments/malicious/settings/T", ["'abc' is not a valid int", "default T=10000"]),
+    "swept value of the wrong type": (
+        lambda c: exp(c, "soare_sto").update(values=[10, "2x10"]),
+        "studies/p1rage/experiments/soare_sto/values[1] (swept setting T)", ["'2x10' is not a valid int"]),
+    "unknown setting": (
+        lambda c: exp(c, "malicious")["settings"].update(horizon=600),
+        "studies/p1rage/experiments/malicious/settings/horizon",
+        ["has no setting 'horizon'", "its settings are: T, zero_round, noise_sd, noise"]),
+    "unknown study-level option": (
+        lambda c: p1rage(c).update(options={"P1-RAGE": {"mm": 3}}),
+        "studies/p1rage/options/P1-RAGE/mm", ["P1-RAGE has no option 'mm'", "its options are: design", "m (default 15)"]),
+    "unknown experiment-level option": (
+        lambda c: exp(c, "ablation_rage_threshold_one")["options"]["P1-RAGE"].update(mm=3),
+        "studies/p1rage/experiments/ablation_rage_threshold_one/options/P1-RAGE/mm", ["P1-RAGE has no option 'mm'"]),
+    "option value not among the choices": (
+        lambda c: p1rage(c).update(options={"P1-RAGE": {"update": "sometimes"}}),
+        "studies/p1rage/options/P1-RAGE/update", ["choose one of batched, every_round"]),
+    "study-level algorithm no experiment runs": (
+        lambda c: c["studies"]["oam"]["algorithms"].append("LinTS"),
+        "studies/oam/algorithms", ["lists LinTS, which no experiment of oam runs",
+                                   "remove it from studies/oam/algorithms or add it to an experiment's algorithms"]),
+    "R6A source without its directory": (
+        lambda c: c.update(r6a={"source": "r6a"}),
+        "r6a: r6a_dir is not set", ["set r6a: r6a_dir to the directory holding the seven licensed R6A day files",
+                                    "or use r6a: source: synthetic"]),
+}
+
+
+def write_config(workdir, config):
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+@pytest.mark.parametrize("case", list(DRY_RUN_CASES))
+def test_the_dry_run_refuses_it_in_one_line(case, tmp_path, make_workdir, snakemake):
+    mutate, key, fix = DRY_RUN_CASES[case]
+    work = make_workdir(tmp_path / "w")
+    config = tiny_config()
+    mutate(config)
+    write_config(work, config)
+    out = snakemake(work, "-n", "--cores", "1", check=False, timeout=300)
+    assert out.returncode != 0, f"the dry run accepted the {case}:\n{out.stdout[-2000:]}"
+    errors = [line for line in out.stderr.splitlines() if line.startswith("config:")]
+    assert len(errors) == 1, out.stderr
+    assert key in errors[0] and all(words in errors[0] for words in fix), errors[0]
+    assert "Traceback" not in out.stderr and "R6A_DIR_NOT_SET" not in out.stderr
+
+
+def test_control_valid_values_of_the_same_kinds_pass_the_dry_run(tmp_path, make_workdir, planned_jobs):
+    """Settings, swept values and options given as strings the jobs read (as they reach the command line),
+    a choice, and the R6A source with its directory: the same keys as above, all accepted."""
+    work = make_workdir(tmp_path / "w")
+    config = tiny_config()
+    exp(config, "malicious")["settings"].update(T="600", zero_round="true")
+    exp(config, "soare_sto").update(values=[10, "210"])
+    p1rage(config).update(options={"P1-RAGE": {"m": "15", "update": "every_round"}})
+    exp(config, "ablation_rage_threshold_one")["options"]["P1-RAGE"].update(first_threshold=1)
+    config["r6a"] = {"source": "r6a", "r6a_dir": str(tmp_path / "r6a")}
+    write_config(work, config)
+    jobs = planned_jobs(work)
+    assert jobs["yahoo_check"] == 1 and "simulate_malicious" in jobs
+
+
+# The same checks through pipeline.validate_config: the cases above and their neighbours.
+UNIT_CASES = [
+    (lambda c: exp(c, "malicious")["settings"].update(zero_round="maybe"), "settings/zero_round: .* not a valid bool"),
+    (lambda c: exp(c, "malicious")["settings"].update(noise="uniform"),
+     r"settings/noise = 'uniform' is not allowed for instance family malicious; choose one of gaussian, bounded"),
+    (lambda c: exp(c, "soare_sto").update(values=[10, 210.5]), r"values\[1\] \(swept setting T\): .*'210.5' is not a valid int"),
+    (lambda c: exp(c, "soare_sto").update(sweep="horizon"),
+     "soare_sto/sweep = 'horizon' is not a setting of instance family soare_sto; its settings are: T, omega"),
+    (lambda c: exp(c, "soare_osci")["settings"].update(s=1),
+     "soare_osci/settings/s is the swept setting, which each value of .* replaces; remove it from settings"),
+    (lambda c: exp(c, "opkb_env1", "opkb").update(values=[-1]),
+     r"opkb_env1/values\[0\] \(swept setting seed\): .*seed='-1' is not a valid seed; seeds are integers from 0"),
+    (lambda c: exp(c, "ablation_rage_threshold_one")["options"].update({"Peace": {"design": "exact"}}),
+     "ablation_rage_threshold_one/options/Peace: the experiment does not run Peace, so these options apply to "
+     "nothing .*; remove them or run Peace"),
+    (lambda c: c["studies"]["swucb"].update(options={"P1-RAGE": {"m": 3}}),
+     "studies/swucb/options/P1-RAGE: no experiment of study swucb runs P1-RAGE"),
+    (lambda c: p1rage(c).update(options={"P2-RAGE": {"m": 3}}),
+     "studies/p1rage/options/P2-RAGE: unknown algorithm 'P2-RAGE'; the algorithms of study p1rage are: G-BAI"),
+    (lambda c: p1rage(c).update(options={"P1-RAGE": {"m": 2.5}}), "options/P1-RAGE/m: .*'2.5' is not a valid int"),
+    (lambda c: exp(c, "exp1_soare_xy", "lingape").update(options={"XY-static": {"max_pulls": "lots"}}),
+     "exp1_soare_xy/options/XY-static/max_pulls: .*'lots' is not a valid int"),
+    (lambda c: c["studies"]["lingape"]["options"]["XY-adaptive"].update(max_pull=10),
+     "studies/lingape/options/XY-adaptive/max_pull: XY-adaptive has no option 'max_pull'; its options are: .*max_pulls"),
+    (lambda c: c.update(r6a={"source": "r6a", "r6a_dir": ""}), "r6a: source is r6a but r6a: r6a_dir is not set"),
+]
+
+
+@pytest.mark.parametrize("mutate, message", UNIT_CASES)
+def test_validation_names_the_key_and_the_fix(mutate, message):
+    config = tiny_config()
+    pipeline.validate_config(config, REPO / "workflow/schemas/config.schema.yaml")   # control: valid as it is
+    config = tiny_config()
+    mutate(config)
+    with pytest.raises(UserError, match=message) as err:
+        pipeline.validate_config(config, REPO / "workflow/schemas/config.schema.yaml")
+    assert "\n" not in str(err.value)
+
+
+def test_the_published_config_passes_every_check():
+    pipeline.validate_config(yaml.safe_load((REPO / "config/config.yaml").read_text()),
+                             REPO / "workflow/schemas/config.schema.yaml")
