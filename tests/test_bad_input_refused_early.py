@@ -139,3 +139,48 @@ def test_validation_names_the_key_and_the_fix(mutate, message):
 def test_the_published_config_passes_every_check():
     pipeline.validate_config(yaml.safe_load((REPO / "config/config.yaml").read_text()),
                              REPO / "workflow/schemas/config.schema.yaml")
+
+
+# ------------------------------------------------------------------ command line
+
+def cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "linbandits.cli", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def one_line_error(run) -> str:
+    assert run.returncode == 2, (run.returncode, run.stderr[-2000:])
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), run.stderr[-2000:]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def instance_file(tmp_path_factory):
+    where = tmp_path_factory.mktemp("instance")
+    run = cli("instance", "--instance", "malicious", "--setting", "T=50", "--out", where / "good.npz",
+              "--summary", where / "good.json", cwd=where)
+    assert run.returncode == 0, run.stderr
+    return where / "good.npz"
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["simulate", "--instance", "malicious", "--setting", "T=50", "--algorithm", "G-BAI", "--trials", 1,
+      "--seed", -1, "--out", "x.csv"], "error: --seed must be >= 0 (numpy's SeedSequence takes non-negative integers), got -1"),
+    (["simulate-cells", "--algorithm", "G-BAI", "--trials", 1, "--cell", "{good}", 3, "first.csv",
+      "--cell", "{good}", -5, "second.csv"], "the seed must be >= 0 (numpy's SeedSequence takes non-negative integers), got -5"),
+    (["batch", "simulate --instance malicious --algorithm G-BAI --trials 1 --seed -1 --out x.csv"],
+     "error: --seed must be >= 0"),
+    (["yahoo-synthetic", "--out-dir", "syn", "--lines-per-day", 100, "--seed", -1], "error: --seed must be >= 0"),
+    (["p1rage-yahoo-instance", "--days", *"abcdefg", "--pca", "per_day", "--L", 10, "--seed", -1, "--out", "y.npz",
+      "--summary", "y.json"], "error: --seed must be >= 0"),
+    (["instance", "--instance", "opkb_env1", "--setting", "seed=-1", "--out", "o.npz", "--summary", "o.json"],
+     "setting seed='-1' is not a valid seed; seeds are integers from 0 to 2**32 - 1"),
+    (["instance", "--instance", "oam_circle", "--setting", "arm_seed=-2", "--out", "o.npz", "--summary", "o.json"],
+     "setting arm_seed='-2' is not a valid seed"),
+])
+def test_a_negative_seed_is_one_line(args, expected, tmp_path, instance_file):
+    run = cli(*[str(a).format(good=instance_file) for a in args], cwd=tmp_path)
+    line = one_line_error(run)
+    assert expected in line
+    assert list(tmp_path.iterdir()) == []   # refused before anything is written (simulate-cells: not even cell 1)
