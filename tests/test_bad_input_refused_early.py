@@ -184,3 +184,32 @@ def test_a_negative_seed_is_one_line(args, expected, tmp_path, instance_file):
     line = one_line_error(run)
     assert expected in line
     assert list(tmp_path.iterdir()) == []   # refused before anything is written (simulate-cells: not even cell 1)
+
+
+def corrupt_files(where, good):
+    where.mkdir()
+    (where / "text.npz").write_text("not an archive\n")
+    (where / "random.npz").write_bytes(np.random.default_rng(0).bytes(300))          # np.load: "pickled data"
+    (where / "truncated.npz").write_bytes(good.read_bytes()[:500])
+    np.savez(where / "objects.npz", X=np.array([{"a": 1}], dtype=object))
+    damaged = bytearray(good.read_bytes())
+    damaged[200:260] = bytes(60)
+    (where / "damaged.npz").write_bytes(bytes(damaged))
+    return {"text": "not an .npz (zip) archive", "random": "not an .npz (zip) archive",
+            "truncated": "not an .npz (zip) archive", "objects": "holds Python objects",
+            "damaged": "cannot be read (Bad CRC-32"}
+
+
+def test_a_corrupt_instance_file_is_one_line_naming_it_and_how_to_regenerate_it(tmp_path, instance_file):
+    reasons = corrupt_files(tmp_path / "files", instance_file)
+    control = cli("simulate", "--instance-file", instance_file, "--algorithm", "G-BAI", "--trials", 1, "--seed", 1,
+                  "--out", tmp_path / "ok.csv", cwd=tmp_path)
+    assert control.returncode == 0, control.stderr
+    for name, reason in reasons.items():
+        path = tmp_path / "files" / f"{name}.npz"
+        line = one_line_error(cli("simulate", "--instance-file", path, "--algorithm", "G-BAI", "--trials", 1,
+                                  "--seed", 1, "--out", tmp_path / "x.csv", cwd=tmp_path))
+        assert line.startswith(f"error: {path} is not a valid instance file: "), line
+        assert reason in line and "pickle" not in line, line
+        assert "regenerate it: delete it and rerun snakemake" in line
+        assert f"linbandits instance --instance FAMILY --setting K=V,... --out {path} --summary " in line
