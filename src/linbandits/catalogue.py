@@ -18,9 +18,9 @@ from linbandits.problems import SHARED_KINDS
 from linbandits.study import Study
 
 TRUE_WORDS = ("true", "yes", "on", "1")
+FALSE_WORDS = ("false", "no", "off", "0")
 # Seeds of instance settings: numpy's legacy RandomState (OPKB's instances) takes 0 .. 2**32 - 1.
 SEED_LIMIT = 2**32
-FALSE_WORDS = ("false", "no", "off", "0")
 
 
 def resolve(target: str):
