@@ -94,3 +94,25 @@ def test_planted_a_data_file_left_out_of_package_data_is_caught(tmp_path):
     pyproject.write_text(planted)
     wheel = build_wheel(tree, tmp_path / "dist")
     assert missing_from(wheel, tree / "src" / "linbandits") == ["linbandits/studies/p1rage/p1rage_published.csv"]
+
+
+def test_citation_and_licence_agree_with_the_package():
+    """CITATION.cff cites this version under this licence, and its references are the five papers the
+    README's study table names (same titles)."""
+    import re
+
+    import yaml
+
+    import linbandits
+
+    pyproject = (REPO / "pyproject.toml").read_text()
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    version = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    assert citation["cff-version"] == "1.2.0"
+    assert citation["version"] == version == linbandits.__version__
+    assert re.search(r'^license = "MIT"', pyproject, re.M) and citation["license"] == "MIT"
+    assert (REPO / "LICENSE").read_text().startswith("MIT License\n\nCopyright (c) 2026 the linbandits developers\n")
+    readme = (REPO / "README.md").read_text().lower()
+    titles = [ref["title"] for ref in citation["references"]]
+    assert len(titles) == 5 and all(f"*{t.lower()}*" in readme for t in titles), titles
+    assert f"## [{version}]" in (REPO / "CHANGELOG.md").read_text()
