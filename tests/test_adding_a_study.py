@@ -4,7 +4,8 @@ The toy study under tests/toy_study/ is copied into a fresh copy of the
 repository (as a developer following docs/studies.md would add it); the test
 checks that none of its files existed before (it touches no other study's
 file, nor any shared file), that the catalogue and the CLI find it, and that
-the real Snakemake runs it end to end through the shared rules.
+the real Snakemake runs it end to end through the shared rules. The repository's files are listed
+without git (tests/repo_files.py), so the test runs in an exported tree (a release tarball) too.
 """
 import json
 import os
@@ -15,14 +16,15 @@ from pathlib import Path
 
 import yaml
 
+from repo_files import repo_files as all_repo_files
+
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "tests" / "toy_study"
 
 
 def repo_files():
-    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                         capture_output=True, text=True, check=True).stdout.split()
-    return [f for f in out if not f.startswith("tests/") and (REPO / f).is_file()]
+    """The repository as a developer has it (what git lists, outputs left out), without the tests."""
+    return [f for f in all_repo_files(REPO) if not f.startswith("tests/")]
 
 
 def test_toy_study_runs_through_the_pipeline_without_touching_another_file(tmp_path, snakemake, planned_jobs):

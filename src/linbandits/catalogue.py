@@ -19,6 +19,8 @@ from linbandits.study import Study
 
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
+# Seeds of instance settings: numpy's legacy RandomState (OPKB's instances) takes 0 .. 2**32 - 1.
+SEED_LIMIT = 2**32
 
 
 def resolve(target: str):
@@ -154,7 +156,15 @@ def coerce_setting(family_name: str, key: str, value, default):
     if converted is None:
         raise UserError(f"instance {family_name}: setting {key}={value!r} is not a valid {kind.__name__} "
                         f"(expected {kind.__name__}, e.g. the default {key}={default!r})")
+    if is_seed_setting(key) and kind is int and not 0 <= converted < SEED_LIMIT:
+        raise UserError(f"instance {family_name}: setting {key}={value!r} is not a valid seed; seeds are integers "
+                        f"from 0 to 2**32 - 1 (numpy's seeding rule), e.g. the default {key}={default!r}")
     return converted
+
+
+def is_seed_setting(key: str) -> bool:
+    """A setting that seeds a generator (`seed`, `arm_seed`, ...): numpy takes 0 .. 2**32 - 1 there."""
+    return key == "seed" or key.endswith("_seed")
 
 
 # ---------------------------------------------------------------------- help

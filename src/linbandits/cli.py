@@ -17,7 +17,7 @@ import numpy as np
 
 from linbandits import __version__
 from linbandits.atomic import write_text_atomic
-from linbandits.errors import UserError
+from linbandits.errors import UserError, check_seed
 
 # Shared subcommands implemented elsewhere, imported only when used: they pull
 # in pandas, scipy or matplotlib, which `simulate` should not pay for. Each
@@ -126,6 +126,7 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
 
 def cmd_simulate(args) -> int:
     check_run_range(args.trials, args.first_trial)
+    check_seed(args.seed)
     instance = load_instance(args)
     provenance = {"instance": args.instance, "instance_file": args.instance_file,
                   "settings": parse_pairs(args.setting, "--setting")}
@@ -149,6 +150,8 @@ def cmd_simulate_cells(args) -> int:
     outs = [out for _, _, out in args.cell]
     if len(set(outs)) != len(outs):
         raise UserError("simulate-cells: two --cell entries write the same output file")
+    for cell in args.cell:   # every seed before the first cell runs
+        cell_seed(*cell)
     options = parse_pairs(args.option, "--option")
     with sharing_designs():
         for instance_file, seed, out in args.cell:
@@ -159,13 +162,20 @@ def cmd_simulate_cells(args) -> int:
 def simulate_listed_cell(args, options, instance_file, seed, out) -> None:
     from linbandits.problems import load_instance_file
 
-    try:
-        seed = int(seed)
-    except ValueError:
-        raise UserError(f"--cell {instance_file} {seed} {out}: the seed {seed!r} is not an integer") from None
+    seed = cell_seed(instance_file, seed, out)
     simulate_cell(args.algorithm, load_instance_file(instance_file, {}), options, seed, args.first_trial,
                   args.trials, out, curves_path(out) if args.curves else None,
                   {"instance": None, "instance_file": instance_file, "settings": {}})
+
+
+def cell_seed(instance_file, seed, out) -> int:
+    """The SEED of `--cell F.npz SEED OUT.csv`, or one UserError naming the cell."""
+    try:
+        value = int(seed)
+    except ValueError:
+        raise UserError(f"--cell {instance_file} {seed} {out}: the seed {seed!r} is not an integer") from None
+    check_seed(value, f"--cell {instance_file} {seed} {out}: the seed")
+    return value
 
 
 def jsonable(obj):

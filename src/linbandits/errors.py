@@ -22,3 +22,9 @@ def json_argument(text: str, flag: str):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{flag} is not valid JSON: {exc}") from None
+
+
+def check_seed(seed: int, what: str = "--seed") -> None:
+    """A seed from the command line: numpy's SeedSequence takes non-negative integers only."""
+    if seed < 0:
+        raise UserError(f"{what} must be >= 0 (numpy's SeedSequence takes non-negative integers), got {seed}")

@@ -26,13 +26,21 @@ def write_npz(path, arrays: dict) -> None:
             zf.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=FIXED_DATE), buf.getvalue())
 
 
-def read_npz(path, what: str = "file") -> dict:
-    """Every array of an .npz, or one UserError saying why it cannot be read."""
+def read_npz(path, what: str = "file", remedy: str = "") -> dict:
+    """Every array of an .npz, or one UserError naming the file, what is wrong with it and how to get a good
+    one (remedy; by default: write it again)."""
     path = Path(path)
     if not path.exists():
         raise UserError(f"{what} {path} does not exist")
+    remedy = remedy or "delete it and rerun the command or Snakemake rule that writes it"
+    if not zipfile.is_zipfile(path):
+        raise UserError(f"{path} is not a valid {what}: it is not an .npz (zip) archive, perhaps truncated or "
+                        f"overwritten; {remedy}")
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
-    except Exception as exc:  # zipfile, pickle and format errors alike
-        raise UserError(f"{what} {path} is not a readable .npz archive ({exc})") from None
+    except Exception as exc:  # zipfile, format and object-array errors alike
+        text = " ".join(str(exc).split())
+        reason = ("one of its arrays holds Python objects, which a file this package writes never does"
+                  if "pickle" in text.lower() else f"an array in it cannot be read ({text})")
+        raise UserError(f"{path} is not a valid {what}: {reason}; {remedy}") from None

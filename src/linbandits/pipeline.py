@@ -498,6 +498,120 @@ def check_config(config) -> None:
             if "experiment" in panel and panel["experiment"] not in exps:
                 raise UserError(f"figure {fig}: panel experiment {panel['experiment']!r} is not an experiment; "
                                 f"experiments are: {', '.join(exps)}")
+    check_config_values(config)
+
+
+# What a job would refuse, refused by the dry run. Values are checked as the jobs receive them: the
+# rules pass settings and options on a command line (setting_args, instance_cell_args, option_args),
+# so each is checked in its text form by the same code that reads it there.
+
+def check_config_values(config) -> None:
+    """Values the schema cannot type: instance settings and swept values against the family's settings,
+    algorithm options against each algorithm's options and choices, study-level algorithms and options
+    that no experiment uses, and the R6A source. The first problem is one UserError naming the key."""
+    check_r6a_source(config)
+    for study, body in study_sections(config).items():
+        check_study_algorithms_used(study, body)
+        check_algorithm_options(study, f"studies/{study}/options", body.get("options"), study_runs(body))
+        for name, row in (body.get("experiments") or {}).items():
+            where = f"studies/{study}/experiments/{name}"
+            check_experiment_settings(where, row)
+            run = tuple(row.get("algorithms", body.get("algorithms", ())))
+            check_algorithm_options(study, f"{where}/options", row.get("options"), run, experiment=True)
+
+
+def check_r6a_source(config) -> None:
+    r6a = config.get("r6a") or {}
+    if r6a.get("source") == "r6a" and not r6a.get("r6a_dir"):
+        raise UserError("config: r6a: source is r6a but r6a: r6a_dir is not set; set r6a: r6a_dir to the directory "
+                        "holding the seven licensed R6A day files (ydata-fp-td-clicks-v1_0.20090501.gz .. "
+                        "ydata-fp-td-clicks-v1_0.20090507.gz, from Yahoo! Webscope), or use r6a: source: synthetic")
+
+
+def study_runs(body: dict) -> tuple:
+    """Every algorithm some experiment of the study runs (an experiment without `algorithms` runs the study's)."""
+    listed = tuple(body.get("algorithms", ()))
+    runs = []
+    for row in (body.get("experiments") or {}).values():
+        runs += [a for a in row.get("algorithms", listed) if a not in runs]
+    return tuple(runs)
+
+
+def check_study_algorithms_used(study: str, body: dict) -> None:
+    """The study's `algorithms` is the list an experiment without its own runs. An algorithm in it that
+    no experiment runs (every experiment lists its own without it) looks run but never is: refused."""
+    if not body.get("experiments"):
+        return
+    runs = study_runs(body)
+    unused = [a for a in body.get("algorithms", ()) if a not in runs]
+    if unused:
+        them = "it" if len(unused) == 1 else "them"
+        raise UserError(f"config: studies/{study}/algorithms lists {', '.join(unused)}, which no experiment of "
+                        f"{study} runs (each experiment lists its own algorithms without {them}); remove {them} "
+                        f"from studies/{study}/algorithms or add {them} to an experiment's algorithms")
+
+
+def check_algorithm_options(study: str, where: str, options, runs: tuple, experiment: bool = False) -> None:
+    """`options:` (algorithm -> {option: value}) of a study or an experiment: each algorithm one that is
+    run there, each option one it declares (`defaults`), of its default's type, among its `choices`."""
+    from linbandits import catalogue
+    from linbandits.options import parse_options
+
+    for algo, opts in (options or {}).items():
+        if algo not in catalogue.algorithm_names():
+            raise UserError(f"config: {where}/{algo}: unknown algorithm {algo!r}; the algorithms of study "
+                            f"{study} are: {', '.join(catalogue.studies()[study].algorithms)}")
+        if algo not in runs:
+            scope = "the experiment does not run" if experiment else f"no experiment of study {study} runs"
+            raise UserError(f"config: {where}/{algo}: {scope} {algo}, so these options apply to nothing "
+                            f"(run there: {', '.join(runs) or 'none'}); remove them or run {algo}")
+        cls = catalogue.algorithm_class(algo)
+        for key, value in (opts or {}).items():
+            try:
+                parse_options(cls, {key: str(value)})
+            except UserError as exc:
+                raise UserError(f"config: {where}/{algo}/{key}: {exc}") from None
+
+
+def check_experiment_settings(where: str, row: dict) -> None:
+    """An experiment's `settings` and its swept setting's `values` against its instance family: a
+    setting it has, a value of its published default's type (and among its choices, if it declares
+    some). Instances a study's own rules build (external_instances) are theirs to check."""
+    from linbandits import catalogue
+
+    family = row["instance"]
+    if family not in catalogue.family_names():
+        return
+    defaults = catalogue.default_settings(family)
+    for key, value in (row.get("settings") or {}).items():
+        check_setting_value(family, defaults, key, value, f"{where}/settings/{key}")
+    sweep = row.get("sweep")
+    if sweep is None:
+        return
+    if sweep not in defaults:
+        raise UserError(f"config: {where}/sweep = {sweep!r} is not a setting of instance family {family}; "
+                        f"its settings are: {', '.join(defaults)}")
+    if sweep in (row.get("settings") or {}):
+        raise UserError(f"config: {where}/settings/{sweep} is the swept setting, which each value of "
+                        f"{where}/values replaces; remove it from settings")
+    for i, value in enumerate(row.get("values") or ()):
+        check_setting_value(family, defaults, sweep, value, f"{where}/values[{i}] (swept setting {sweep})")
+
+
+def check_setting_value(family: str, defaults: dict, key: str, value, where: str) -> None:
+    from linbandits import catalogue
+
+    if key not in defaults:
+        raise UserError(f"config: {where}: instance family {family} has no setting {key!r}; "
+                        f"its settings are: {', '.join(defaults)}")
+    try:
+        converted = catalogue.coerce_setting(family, key, str(value), defaults[key])
+    except UserError as exc:
+        raise UserError(f"config: {where}: {exc}") from None
+    choices = getattr(catalogue.family(family), "setting_choices", {}).get(key)
+    if choices is not None and converted not in choices:
+        raise UserError(f"config: {where} = {value!r} is not allowed for instance family {family}; "
+                        f"choose one of {', '.join(map(str, choices))}")
 
 
 def study_schema(schema: dict, study: str) -> dict:

@@ -65,7 +65,7 @@ def load_instance_file(path, settings: dict | None = None, kind: str | None = No
 
     path = Path(path)
     settings = dict(settings or {})
-    arrays = read_npz(path, "instance file")
+    arrays = read_npz(path, "instance file", regenerate_hint(path))
     kinds = instance_kinds()
     kind = kind or detect_kind(arrays, path, kinds)
     cls = kinds[kind]
@@ -81,6 +81,13 @@ def load_instance_file(path, settings: dict | None = None, kind: str | None = No
     meta = read_meta(arrays)
     return cls.from_arrays(arrays, name=meta.get("name", path.stem), meta=meta, settings=settings,
                            where=f"instance file {path}")
+
+
+def regenerate_hint(path: Path) -> str:
+    """How to get a good instance file in place of a broken one."""
+    return (f"regenerate it: delete it and rerun snakemake (the experiment's instance job writes it again), or "
+            f"write it with `linbandits instance --instance FAMILY --setting K=V,... --out {path} "
+            f"--summary {path.with_suffix('.json')}`")
 
 
 def read_meta(arrays: dict) -> dict:

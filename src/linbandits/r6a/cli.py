@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from linbandits.errors import UserError
+from linbandits.errors import UserError, check_seed
 from linbandits.r6a import reader as r6a, synthetic
 
 
@@ -43,6 +43,7 @@ def add_subcommands(subparsers) -> None:
 
 
 def cmd_synthetic(args) -> int:
+    check_seed(args.seed)
     marker = synthetic.write_synthetic_corpus(args.out_dir, args.lines_per_day, args.seed, args.malformed_rate)
     print(f"wrote {len(marker['days'])} synthetic day files ({marker['source']}) to {args.out_dir}")
     return 0

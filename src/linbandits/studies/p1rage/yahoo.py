@@ -21,7 +21,7 @@ import dataclasses
 
 import numpy as np
 
-from linbandits.errors import UserError
+from linbandits.errors import UserError, check_seed
 from linbandits.problems import save_instance
 from linbandits.problems.linear import LinearInstance
 from linbandits.r6a import reader as r6a
@@ -264,6 +264,7 @@ def main_instance(argv=None) -> int:
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--summary", required=True, type=Path)
     args = p.parse_args(argv)
+    check_seed(args.seed)
     if len(args.days) != 7:
         raise UserError(f"--days needs the seven parsed days (May 1-7), got {len(args.days)} files")
     summary = build_yahoo_instance(args.days, args.pca, args.L, args.T, args.seed, args.out, args.summary,
