@@ -11,7 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display in the pipeline; harmless if already Agg
 
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 
 from linbandits.atomic import atomic_output  # noqa: E402
 from linbandits.errors import UserError  # noqa: E402
@@ -41,12 +41,53 @@ def algorithm_style(name: str, palette: dict | None = None) -> tuple[str, str]:
     return EXTRA_COLOURS[slot % len(EXTRA_COLOURS)], EXTRA_MARKERS[(slot // 7) % len(EXTRA_MARKERS)]
 
 
-def use_log_x(ax) -> None:
+# Published numbers drawn beside a reproduction: one marker for every study.
+PUBLISHED_STYLE = {"marker": "X", "markersize": 7, "markeredgecolor": "black", "linestyle": "none", "zorder": 5}
+BAND_ALPHA = 0.2
+
+
+def _log_axis(axis, subs=(1.0, 2.0, 3.0, 5.0)) -> None:
+    axis.set_major_locator(LogLocator(subs=subs))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def use_log_x(ax, subs=(1.0, 2.0, 3.0, 5.0)) -> None:
     """Log x with plain-number ticks at 1, 2, 3, 5 x 10^k: the default 3x10^2 minor labels collide."""
     ax.set_xscale("log")
-    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 3.0, 5.0)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    _log_axis(ax.xaxis, subs)
+
+
+def use_log_y(ax, subs=(1.0,)) -> None:
+    """Log y with plain-number ticks at the decades (more where a panel spans less than a decade)."""
+    ax.set_yscale("log")
+    _log_axis(ax.yaxis, subs)
+
+
+def integer_ticks(ax, axis: str = "x") -> None:
+    """Ticks at whole numbers only (a count of arms or a dimension has no K = 2.2)."""
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_locator(MaxNLocator(integer=True))
+
+
+def series_with_band(ax, x, mean, low, high, label, colour, marker=None, linestyle="-"):
+    """A mean curve with its interval shaded."""
+    ax.plot(x, mean, color=colour, marker=marker, linestyle=linestyle, label=label)
+    ax.fill_between(x, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0)
+
+
+def series_with_bars(ax, x, mean, low, high, label, colour, marker="o", linestyle="-"):
+    """Means with their intervals as error bars (few points, or a log axis where bands mislead)."""
+    import numpy as np
+
+    mean, low, high = (np.asarray(v, float) for v in (mean, low, high))
+    ax.errorbar(x, mean, yerr=[mean - low, high - mean], color=colour, marker=marker, linestyle=linestyle,
+                capsize=2.5, label=label)
+
+
+def mark_published(ax, x, y, label="published") -> None:
+    """Numbers the paper prints, drawn on the reproduction they are compared with."""
+    ax.plot(x, y, label=label, color="black", **{k: v for k, v in PUBLISHED_STYLE.items()
+                                                  if k not in ("markeredgecolor",)})
 
 
 def set_panel_title(ax, title: str, subtitle: str | None) -> None:
@@ -74,7 +115,10 @@ def add_figure_legend(fig, last_labels=()) -> None:
     if not labels:
         return
     labels.sort(key=lambda lab: lab in last_labels)
-    columns = max(1, int(fig.get_figwidth() // LEGEND_ENTRY_WIDTH))
+    # As many columns as the widest labels allow, so that the legend never runs off the canvas.
+    widest = max(len(lab) for lab in labels)
+    entry = max(LEGEND_ENTRY_WIDTH, 0.45 + 0.065 * widest)
+    columns = max(1, int(fig.get_figwidth() // entry))
     fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
                ncol=min(len(labels), columns), frameon=False)
 
@@ -103,3 +147,27 @@ def per_panel(values, n_panels: int, what: str) -> list:
     if len(values) != n_panels:
         raise UserError(f"got {len(values)} {what}s for {n_panels} panels; give one or one per panel")
     return values
+
+
+def outside_canvas(fig) -> list[str]:
+    """The legends, titles and axis labels of a drawn figure that do not lie inside its canvas."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    canvas = fig.bbox
+    out = []
+    items = [("legend", lg) for lg in fig.legends]
+    for ax in fig.axes:
+        items += [("legend", ax.get_legend())] if ax.get_legend() else []
+        items += [("title", t) for t in (ax.title, ax._left_title, ax._right_title) if t.get_text()]
+        items += [("x label", ax.xaxis.label), ("y label", ax.yaxis.label)]
+        items += [("annotation", t) for t in ax.texts if t.get_text()]
+    if fig._suptitle is not None and fig._suptitle.get_text():
+        items.append(("suptitle", fig._suptitle))
+    for kind, item in items:
+        if not item.get_visible() or (hasattr(item, "get_text") and not item.get_text()):
+            continue
+        box = item.get_window_extent(renderer)
+        if box.x0 < canvas.x0 - 0.5 or box.y0 < canvas.y0 - 0.5 or box.x1 > canvas.x1 + 0.5 or box.y1 > canvas.y1 + 0.5:
+            label = item.get_text() if hasattr(item, "get_text") else ""
+            out.append(f"{kind} {label!r}"[:80])
+    return out

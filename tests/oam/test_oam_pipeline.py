@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from linbandits import pipeline
-from linbandits.studies.oam.final_table import COLUMNS
+from linbandits.studies.oam.products import FINAL_COLUMNS
 
 
 def config_of(workdir):
@@ -15,8 +15,8 @@ def config_of(workdir):
 
 def test_table_matches_the_raw_runs(full_run):
     config = config_of(full_run)
-    table = pd.read_csv(full_run / "results/oam/tables/final_regret.csv")
-    assert list(table.columns) == COLUMNS
+    table = pd.read_csv(full_run / "results/oam/tables/final_regret.csv", keep_default_na=False)
+    assert list(table.columns) == FINAL_COLUMNS
     exps = pipeline.study_experiments(config, "oam")
     assert len(table) == sum(len(e.algorithms) for e in exps.values())
     for row in table.itertuples():
@@ -28,18 +28,24 @@ def test_table_matches_the_raw_runs(full_run):
         summary = json.loads((full_run / pipeline.instance_path(config, exp, "single", "json")).read_text())
         if not summary["theta_random"]:
             assert row.C == pytest.approx(summary["lower_bound_C"], rel=1e-9)
+        assert row.switch == (exp.switch or "")
     assert (full_run / "results/oam/tables/final_regret.md").read_text().startswith("|")
     assert "\\begin{tabular}" in (full_run / "results/oam/tables/final_regret.tex").read_text()
 
 
-def test_claims_figures_and_report_items(full_run):
+def test_claims_state_intervals_and_robustness(full_run):
     claims = json.loads((full_run / "results/oam/claims.json").read_text())
     assert claims["study"] == "oam"
-    ids = [c["id"] for c in claims["claims"]]
-    assert [i for i in ids if "[" not in i] == [f"C{k}" for k in range(1, 9)]
-    assert "C7 [switch eps=0]" in ids
+    assert [c["id"] for c in claims["claims"]] == [f"C{k}" for k in range(1, 9)]
+    by_id = {c["id"]: c for c in claims["claims"]}
     for c in claims["claims"]:
-        assert c["quote"] and c["test"] and c["numbers"] and c["verdict"]
+        assert c["quote"] and c["test"] and c["parts"] and c["verdict"]
+        for part in c["parts"]:
+            assert "missing" in part or (part["low"] is not None and part["high"] is not None)
+    # C7 reads oam_random_theta, whose eps = 0.01 switch the tiny config runs: judged under it too
+    runs = by_id["C7"]["robustness"]["runs"]
+    assert [(r["choice"], r["value"]) for r in runs] == [("epsilon", "0.01")]
+    assert by_id["C7"]["robustness"]["status"] in ("robust", "depends")
     config = config_of(full_run)
     for fig in config["studies"]["oam"]["figures"]:
         for ext in ("pdf", "png"):

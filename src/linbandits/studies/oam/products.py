@@ -6,7 +6,6 @@ import functools
 import math
 
 import numpy as np
-import pandas as pd
 
 from linbandits.products import Product, claims_product
 from linbandits.runs import RunSet, mean_se
@@ -60,6 +59,8 @@ def reference_C(ctx, name: str) -> tuple[float, str]:
 
 
 def make_bounds(ctx, names) -> None:
+    import pandas as pd
+
     from linbandits.tables import read_summary, write_table
 
     rows = []
@@ -73,13 +74,17 @@ def make_bounds(ctx, names) -> None:
                 exact_columns=("horizon",))
 
 
-def read_bounds(ctx) -> pd.DataFrame:
+def read_bounds(ctx):
+    import pandas as pd
+
     return pd.read_csv(ctx.table_paths("lower_bounds")[0], keep_default_na=False).set_index("experiment")
 
 
 # ------------------------------------------------------------------ final regret
 
 def make_final_table(ctx, names) -> None:
+    import pandas as pd
+
     from linbandits.tables import write_table
 
     bounds = read_bounds(ctx)
