@@ -152,11 +152,16 @@ def opkb_oracle(instance, options, seed, trial, adaptive):
     return np.array(arms_played), np.array(regret), restarts
 
 
-def information_gain(Phi, T, reg, t):
-    """The code's g(t): exact at powers of two and T, linear between."""
+def information_gain(Phi, T, reg, t, knots=None):
+    """The code's g(t): exact at powers of two and T, linear between. knots: an optional dict keeping the
+    exact values already computed (they depend on the knot only)."""
+    knots = {} if knots is None else knots
+
     def exact(s):
-        P = d_design(Phi, reg / s)
-        return 0.5 * np.linalg.slogdet(np.eye(Phi.shape[1]) + (s / reg) * Phi.T @ np.diag(P) @ Phi)[1]
+        if s not in knots:
+            P = d_design(Phi, reg / s)
+            knots[s] = 0.5 * np.linalg.slogdet(np.eye(Phi.shape[1]) + (s / reg) * Phi.T @ np.diag(P) @ Phi)[1]
+        return knots[s]
     left = 2 ** int(math.floor(math.log2(t)))
     if left == t:
         return exact(t)
@@ -167,15 +172,25 @@ def information_gain(Phi, T, reg, t):
     return exact(left) * (1 - p) + exact(right) * p
 
 
-def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
-    """GP-UCB (window 0), SW-GPUCB (window w) or WGPUCB (discount eta): (arms, regret), posteriors from scratch."""
+def gpucb_oracle(instance, options, seed, trial, window=0, discount=None, removal="exact"):
+    """GP-UCB (window 0), SW-GPUCB (window w) or WGPUCB (discount eta): (arms, regret), posteriors from scratch.
+
+    removal="published" (SW-GPUCB, spec table F row 20): the inverse A = W^-1 is not computed from the
+    window's rounds but carried from round to round, as the authors' code carries it. It starts at lam I;
+    after round t, round t joins: A <- A - A u u^T A / (1 + u^T A u), u = phi(x_t); then, if t > w, round
+    t - w leaves with the published update A <- A + A v v^T A / (1 + v^T A v), v = phi(x_(t-w)) (removing
+    it exactly would divide by 1 - v^T A v). The reward sum b is the window's, from scratch (the code
+    subtracts the leaving round's reward)."""
+    if removal not in ("exact", "published"):
+        raise ValueError(removal)
     o = options
     T, N = instance.T, instance.N
     Phi = rbf_features(instance.arms, o["rbf_length"])
     lam = o["lam"]
     u_noise = stream(seed, trial, NOISE).random(T)
     played, ys, regret = [], [], []
-    gains = {}
+    gains, knots = {}, {}
+    carried = lam * np.eye(N)             # the published removal's A
     for t in range(1, T + 1):
         if t == 1:
             x = 0
@@ -190,7 +205,7 @@ def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
                     b += Phi[played[s - 1]] * ys[s - 1]
                 t_eff = min(t, window) if window else t
                 if t_eff not in gains:
-                    gains[t_eff] = information_gain(Phi, T, lam, t_eff)
+                    gains[t_eff] = information_gain(Phi, T, lam, t_eff, knots)
                 beta = o["v"] * (1 + math.sqrt(2 * (gains[t_eff] / 2 + 1 + math.log(1e4))))
             else:
                 W = lam * np.eye(N)
@@ -200,9 +215,9 @@ def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
                     W += weight * np.outer(Phi[played[s - 1]], Phi[played[s - 1]])
                     b += weight * Phi[played[s - 1]] * ys[s - 1]
                 if t not in gains:
-                    gains[t] = information_gain(Phi, T, lam, t)
+                    gains[t] = information_gain(Phi, T, lam, t, knots)
                 beta = o["scale"] * (0.8 + 0.1 * math.sqrt(2 * (gains[t] + math.log(1e4))))
-            W_inv = np.linalg.inv(W)
+            W_inv = carried if window and removal == "published" else np.linalg.inv(W)
             score = np.empty(N)
             for a in range(N):
                 mu = Phi[a] @ W_inv @ b
@@ -214,4 +229,13 @@ def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
         played.append(x)
         ys.append(noisy(mean, u_noise[t - 1], instance.noise_sd, o["noise"]))
         regret.append(instance.rewards[t - 1].max() - mean)
+        if window and removal == "published":
+            A = carried
+            u = Phi[x]
+            carried = A - np.outer(A @ u, A @ u) / (1 + u @ A @ u)
+            if t > window:
+                A = carried
+                v = Phi[played[t - window - 1]]
+                carried = A + np.outer(A @ v, A @ v) / (1 + v @ A @ v)
     return np.array(played), np.array(regret)
+
