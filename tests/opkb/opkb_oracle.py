@@ -152,11 +152,16 @@ def opkb_oracle(instance, options, seed, trial, adaptive):
     return np.array(arms_played), np.array(regret), restarts
 
 
-def information_gain(Phi, T, reg, t):
-    """The code's g(t): exact at powers of two and T, linear between."""
+def information_gain(Phi, T, reg, t, knots=None):
+    """The code's g(t): exact at powers of two and T, linear between. knots: an optional dict keeping the
+    exact values already computed (they depend on the knot only)."""
+    knots = {} if knots is None else knots
+
     def exact(s):
-        P = d_design(Phi, reg / s)
-        return 0.5 * np.linalg.slogdet(np.eye(Phi.shape[1]) + (s / reg) * Phi.T @ np.diag(P) @ Phi)[1]
+        if s not in knots:
+            P = d_design(Phi, reg / s)
+            knots[s] = 0.5 * np.linalg.slogdet(np.eye(Phi.shape[1]) + (s / reg) * Phi.T @ np.diag(P) @ Phi)[1]
+        return knots[s]
     left = 2 ** int(math.floor(math.log2(t)))
     if left == t:
         return exact(t)
@@ -167,15 +172,25 @@ def information_gain(Phi, T, reg, t):
     return exact(left) * (1 - p) + exact(right) * p
 
 
-def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
-    """GP-UCB (window 0), SW-GPUCB (window w) or WGPUCB (discount eta): (arms, regret), posteriors from scratch."""
+def gpucb_oracle(instance, options, seed, trial, window=0, discount=None, removal="exact"):
+    """GP-UCB (window 0), SW-GPUCB (window w) or WGPUCB (discount eta): (arms, regret), posteriors from scratch.
+
+    removal="published" (SW-GPUCB, spec table F row 20): the inverse A = W^-1 is not computed from the
+    window's rounds but carried from round to round, as the authors' code carries it. It starts at lam I;
+    after round t, round t joins: A <- A - A u u^T A / (1 + u^T A u), u = phi(x_t); then, if t > w, round
+    t - w leaves with the published update A <- A + A v v^T A / (1 + v^T A v), v = phi(x_(t-w)) (removing
+    it exactly would divide by 1 - v^T A v). The reward sum b is the window's, from scratch (the code
+    subtracts the leaving round's reward)."""
+    if removal not in ("exact", "published"):
+        raise ValueError(removal)
     o = options
     T, N = instance.T, instance.N
     Phi = rbf_features(instance.arms, o["rbf_length"])
     lam = o["lam"]
     u_noise = stream(seed, trial, NOISE).random(T)
     played, ys, regret = [], [], []
-    gains = {}
+    gains, knots = {}, {}
+    carried = lam * np.eye(N)             # the published removal's A
     for t in range(1, T + 1):
         if t == 1:
             x = 0
@@ -190,7 +205,7 @@ def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
                     b += Phi[played[s - 1]] * ys[s - 1]
                 t_eff = min(t, window) if window else t
                 if t_eff not in gains:
-                    gains[t_eff] = information_gain(Phi, T, lam, t_eff)
+                    gains[t_eff] = information_gain(Phi, T, lam, t_eff, knots)
                 beta = o["v"] * (1 + math.sqrt(2 * (gains[t_eff] / 2 + 1 + math.log(1e4))))
             else:
                 W = lam * np.eye(N)
@@ -200,9 +215,9 @@ def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
                     W += weight * np.outer(Phi[played[s - 1]], Phi[played[s - 1]])
                     b += weight * Phi[played[s - 1]] * ys[s - 1]
                 if t not in gains:
-                    gains[t] = information_gain(Phi, T, lam, t)
+                    gains[t] = information_gain(Phi, T, lam, t, knots)
                 beta = o["scale"] * (0.8 + 0.1 * math.sqrt(2 * (gains[t] + math.log(1e4))))
-            W_inv = np.linalg.inv(W)
+            W_inv = carried if window and removal == "published" else np.linalg.inv(W)
             score = np.empty(N)
             for a in range(N):
                 mu = Phi[a] @ W_inv @ b
@@ -214,4 +229,80 @@ def gpucb_oracle(instance, options, seed, trial, window=0, discount=None):
         played.append(x)
         ys.append(noisy(mean, u_noise[t - 1], instance.noise_sd, o["noise"]))
         regret.append(instance.rewards[t - 1].max() - mean)
+        if window and removal == "published":
+            A = carried
+            u = Phi[x]
+            carried = A - np.outer(A @ u, A @ u) / (1 + u @ A @ u)
+            if t > window:
+                A = carried
+                v = Phi[played[t - window - 1]]
+                carried = A + np.outer(A @ v, A @ v) / (1 + v @ A @ v)
     return np.array(played), np.array(regret)
+
+
+def gpucb_follow(instance, options, seed, trial, arms, window=0, discount=None, removal="exact", every=1,
+                 margin=1e-10):
+    """Check a whole run's arms (any length) round by round, given its own history.
+
+    The run's arms are the history (y from the noise stream, as the run drew them). At every `every`-th
+    round t >= 2 (and the last) a reference posterior is computed here from that history: GP-UCB/SW-GPUCB
+    W = I/lam + Phi^T diag(n) Phi, b = Phi^T z over the data (n, z: plays and reward sums per arm);
+    WGPUCB V = lam I + Phi^T diag(w) Phi, w(a) = sum of eta^(t-s) over the rounds s < t that played a;
+    removal="published": the carried inverse of gpucb_oracle, updated every round. The given arm must be
+    the reference's choice (ties within 1e-9 relative, lowest index). A round is "too close to call" when
+    some arm's reference score lies within `margin` (relative to max(1, |top|)) of the tie threshold, so
+    that round-off could move it across. Returns (rounds checked, rounds where the arm is wrong, rounds
+    too close to call)."""
+    if removal not in ("exact", "published"):
+        raise ValueError(removal)
+    o = options
+    T, N = instance.T, instance.N
+    arms = np.asarray(arms)
+    Phi = rbf_features(instance.arms, o["rbf_length"])
+    lam = o["lam"]
+    u_noise = stream(seed, trial, NOISE).random(T)
+    means = instance.rewards[np.arange(T), arms]
+    ys = noisy(means, u_noise, instance.noise_sd, o["noise"])
+    knots = {}
+    carried = lam * np.eye(N)
+    checked, wrong, close = 1, int(arms[0] != 0), 0          # round 1 plays arm 0
+    for t in range(1, T + 1):
+        if t >= 2 and ((t - 1) % every == 0 or t == T):
+            history = np.arange(1, t)
+            if discount is None:
+                first = max(1, t - window) if window else 1
+                data = history[first - 1:]
+                n = np.bincount(arms[data - 1], minlength=N).astype(float)
+                z = np.bincount(arms[data - 1], weights=ys[data - 1], minlength=N)
+                t_eff = min(t, window) if window else t
+                beta = o["v"] * (1 + math.sqrt(2 * (information_gain(Phi, T, lam, t_eff, knots) / 2 + 1
+                                                    + math.log(1e4))))
+                W = np.eye(N) / lam + Phi.T @ (n[:, None] * Phi)
+            else:
+                weight = discount ** (t - history)
+                n = np.bincount(arms[:t - 1], weights=weight, minlength=N)
+                z = np.bincount(arms[:t - 1], weights=weight * ys[:t - 1], minlength=N)
+                beta = o["scale"] * (0.8 + 0.1 * math.sqrt(2 * (information_gain(Phi, T, lam, t, knots)
+                                                                  + math.log(1e4))))
+                W = lam * np.eye(N) + Phi.T @ (n[:, None] * Phi)
+            W_inv = carried if window and removal == "published" else np.linalg.inv(W)
+            C = Phi @ W_inv @ Phi.T
+            score = C @ z + beta * np.sqrt(np.maximum(lam * np.diag(C), 0.0))
+            top = score.max()
+            scale = max(1.0, abs(top))
+            threshold = top - 1e-9 * scale
+            x = arms[t - 1]
+            checked += 1
+            if np.any(np.abs(score - threshold) <= margin * scale):
+                close += 1
+            elif score[x] < threshold or np.any(score[:x] >= threshold):
+                wrong += 1
+        if window and removal == "published":
+            A = carried
+            u = Phi[arms[t - 1]]
+            carried = A - np.outer(A @ u, A @ u) / (1 + u @ A @ u)
+            if t > window:
+                A = carried
+                v = Phi[arms[t - window - 1]]
+                carried = A + np.outer(A @ v, A @ v) / (1 + v @ A @ v)
+    return checked, wrong, close

@@ -79,13 +79,21 @@ class GPUCB(ArmRewardsAlgorithm):
         return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=0)[0], {}
 
 
+# How a round leaves SW-GPUCB's window: exactly (the paper's window, default) or as the authors' code
+# does it (spec F20: the inverse update's denominator has the wrong sign; old rounds are partly kept).
+# The same tuple as gpucb.REMOVALS (a test checks), not imported from there: OPKB's jobs need no numba.
+REMOVALS = ("exact", "published")
+
+
 class SWGPUCB(ArmRewardsAlgorithm):
     name = "SW-GPUCB"
-    summary = "sliding-window GP-UCB: the last `window` rounds only"
-    defaults = {**COMMON, "lam": 20.0, "v": 0.01, "window": 3000}
+    summary = "sliding-window GP-UCB: the last `window` rounds only (removal=published: the authors' update)"
+    defaults = {**COMMON, "lam": 20.0, "v": 0.01, "window": 3000, "removal": "exact"}
+    choices = {**COMMON_CHOICES, "removal": REMOVALS}
 
     def run(self, seed, trial, Phi):
-        return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=self.options["window"])[0], {}
+        return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=self.options["window"],
+                                  removal=self.options["removal"])[0], {}
 
 
 class WGPUCB(ArmRewardsAlgorithm):

@@ -11,6 +11,12 @@ same rank-one steps in O(N) (mu <- mu + k (y - c.z) c, k = 1 / (1 + c_x) when ad
 -1 / (1 - c_x) when removing) and is recomputed as C z every REFRESH_EVERY rounds so that
 round-off cannot accumulate.
 
+SW-GPUCB option removal = published (spec F20): the authors' code removes a round with
+W^-1 <- W^-1 + W^-1 v v^T W^-1 / (1 + v^T W^-1 v), the denominator's sign wrong (the exact
+removal divides by 1 - v^T W^-1 v); z loses the round's reward as in the exact removal. In C:
+C <- C + c c^T / (1 + c_x), z[x] -= y. Algebraically this is the exact removal of only a fraction
+1 / (1 + 2 c_x) of the round's phi phi^T, so the rest of each old round stays in W for good.
+
 WGPUCB: V = sum_{s<t} eta^(t-s) phi phi^T + lam I. With per-arm discounted counts w and
 sums zw, V = Phi^T diag(w) Phi + lam I and Phi V^-1 Phi^T = (diag(w) + lam K^-1)^-1
 (Phi is square and invertible), refactored every round: O(N^3).
@@ -110,17 +116,25 @@ def gp_beta(gain: InformationGain, t: int, v: float, window: int) -> float:
 
 
 @njit(cache=True)
-def _rank_one(C, mu, z, x, y, sign):
-    """Round (x, y) joins (sign 1) or leaves (sign -1) the data: C, mu = C z and z follow, in place.
-
-    C is symmetric and only its lower triangle is read or written (half the memory traffic of the full
-    update; C[:, x] is assembled from row x and column x)."""
+def _column(C, x):
+    """C[:, x] from the lower triangle of the symmetric C (row x left of the diagonal, column x below)."""
     N = C.shape[0]
     c = np.empty(N)
     for i in range(x):
         c[i] = C[x, i]
     for i in range(x, N):
         c[i] = C[i, x]
+    return c
+
+
+@njit(cache=True)
+def _rank_one(C, mu, z, x, y, sign):
+    """Round (x, y) joins (sign 1) or leaves (sign -1) the data: C, mu = C z and z follow, in place.
+
+    C is symmetric and only its lower triangle is read or written (half the memory traffic of the full
+    update; C[:, x] is assembled from row x and column x)."""
+    N = C.shape[0]
+    c = _column(C, x)
     k = sign / (1.0 + sign * c[x])
     for i in range(N):
         f = k * c[i]
@@ -149,6 +163,28 @@ def remove_round(C, mu, z, x, y):
 
 
 @njit(cache=True)
+def remove_round_published(C, mu, z, x, y):
+    """The authors' removal (removal = published): C <- C + c c^T / (1 + c_x), c = C[:, x], z[x] -= y,
+    mu <- C z; lower triangle of C. (The exact removal divides by 1 - c_x.)"""
+    N = C.shape[0]
+    c = _column(C, x)
+    q = c[x]
+    k = 1.0 / (1.0 + q)
+    for i in range(N):
+        f = k * c[i]
+        for j in range(i + 1):
+            C[i, j] += f * c[j]
+    # mu_new = (C + k c c^T)(z - y e_x) = mu - y c + k (c.z) c - k y c_x c = mu + k (c.z - (1 + 2 c_x) y) c.
+    cz = 0.0
+    for i in range(N):
+        cz += c[i] * z[i]
+    g = k * (cz - (1.0 + 2.0 * q) * y)
+    for i in range(N):
+        mu[i] += g * c[i]
+    z[x] -= y
+
+
+@njit(cache=True)
 def posterior_mean(C, z, mu):
     """mu = C z from the lower triangle of C."""
     N = C.shape[0]
@@ -161,8 +197,9 @@ def posterior_mean(C, z, mu):
 
 
 @njit(cache=True)
-def _gpucb_rounds(C, betas, leaving, lam, rewards, u_noise, noise_sd, gaussian, arms, ys):
-    """The rounds of one run. leaving[t - 1]: the round that drops out of the data after round t (0: none)."""
+def _gpucb_rounds(C, betas, leaving, lam, rewards, u_noise, noise_sd, gaussian, published, arms, ys):
+    """The rounds of one run. leaving[t - 1]: the round that drops out of the data after round t (0: none);
+    published: remove it as the authors' code does (remove_round_published), else exactly."""
     T, N = rewards.shape
     mu = np.zeros(N)
     z = np.zeros(N)
@@ -181,11 +218,20 @@ def _gpucb_rounds(C, betas, leaving, lam, rewards, u_noise, noise_sd, gaussian, 
         add_round(C, mu, z, x, y)
         s = leaving[t - 1]
         if s:
-            remove_round(C, mu, z, arms[s - 1], ys[s - 1])
+            if published:
+                remove_round_published(C, mu, z, arms[s - 1], ys[s - 1])
+            else:
+                remove_round(C, mu, z, arms[s - 1], ys[s - 1])
 
 
-def run_gpucb(instance, Phi, options: dict, seed: int, trial: int, window: int = 0):
-    """One run of GP-UCB (window 0) or SW-GPUCB: (regret, arm) of every round."""
+REMOVALS = ("exact", "published")
+
+
+def run_gpucb(instance, Phi, options: dict, seed: int, trial: int, window: int = 0, removal: str = "exact"):
+    """One run of GP-UCB (window 0) or SW-GPUCB: (regret, arm) of every round. removal: how a round leaves
+    SW-GPUCB's window, "exact" or "published" (the authors' code, spec F20)."""
+    if removal not in REMOVALS:
+        raise ValueError(f"removal must be one of {REMOVALS}, got {removal!r}")
     T = instance.T
     lam, v = options["lam"], options["v"]
     gain = InformationGain(Phi, T, lam)
@@ -205,7 +251,7 @@ def run_gpucb(instance, Phi, options: dict, seed: int, trial: int, window: int =
     arms = np.empty(T, dtype=np.int64)
     ys = np.empty(T)
     _gpucb_rounds(C, betas, leaving, float(lam), rewards, noise_uniforms(seed, trial, T),
-                  float(instance.noise_sd), options["noise"] == "gaussian", arms, ys)
+                  float(instance.noise_sd), options["noise"] == "gaussian", removal == "published", arms, ys)
     return rewards.max(axis=1) - rewards[np.arange(T), arms], arms
 
 
