@@ -39,7 +39,7 @@ from linbandits.problems.linear import LinearInstance  # noqa: E402
 def engine_rate(name, inst, n):
     algo = make_algorithm(name, inst)
     start = time.perf_counter()
-    run_trials(algo, inst, seed=1, first_trial=0, n_trials=n)
+    run_trials(algo, inst, seed=1, trials=n)
     return n / (time.perf_counter() - start)
 
 

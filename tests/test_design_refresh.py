@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import linbandits.cholesky as cholesky
-import linbandits.designs as designs
-from linbandits.designs import frank_wolfe_designs
+import linbandits.studies.p1rage.designs as designs
+from linbandits.studies.p1rage.designs import frank_wolfe_designs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "p1rage"))
 from p1rage_oracle import frank_wolfe as oracle_fw  # noqa: E402

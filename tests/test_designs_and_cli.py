@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from linbandits.designs import exact_design, frank_wolfe_designs
+from linbandits.studies.p1rage.designs import exact_design, frank_wolfe_designs
 from linbandits.catalogue import build_instance
 from linbandits.problems import save_instance
 

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from linbandits import designs
+from linbandits.studies.p1rage import designs
 from linbandits.cli import main
 
 

@@ -144,8 +144,6 @@ def cmd_simulate_cells(args) -> int:
     """One process for several cells (instance file, seed, output) of one algorithm and run range:
     the pipeline's unit of work, so that a job pays start-up and compilation once. Each cell is
     computed exactly as `simulate` computes it alone (run i depends only on the cell's seed and i)."""
-    from linbandits.designs import sharing_designs
-
     check_run_range(args.trials, args.first_trial)
     outs = [out for _, _, out in args.cell]
     if len(set(outs)) != len(outs):
@@ -153,10 +151,22 @@ def cmd_simulate_cells(args) -> int:
     for cell in args.cell:   # every seed before the first cell runs
         cell_seed(*cell)
     options = parse_pairs(args.option, "--option")
-    with sharing_designs():
+    with job_context(args.algorithm):
         for instance_file, seed, out in args.cell:
             simulate_listed_cell(args, options, instance_file, seed, out)
     return 0
+
+
+def job_context(algorithm: str):
+    """The context the algorithm's study enters once around all the cells of a job (its
+    `Study.job_context`, e.g. P1-RAGE's design cache shared by the settings of one arm set);
+    a null context for a study without one."""
+    import contextlib
+
+    from linbandits import catalogue
+
+    hook = catalogue.study_of_algorithm(algorithm).job_context
+    return catalogue.resolve(hook)() if hook else contextlib.nullcontext()
 
 
 def simulate_listed_cell(args, options, instance_file, seed, out) -> None:

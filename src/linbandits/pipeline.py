@@ -427,24 +427,13 @@ def figure_paths(config, study: str, name: str) -> list[str]:
 # ------------------------------------------------------------------- figures
 
 def figures(config) -> dict[str, dict]:
-    """The configured figures, plus one per ablation: the ablation's curve
-    (or bars) beside the published experiment it varies."""
+    """The configured figures of every study, by unique name."""
     out = {}
     for study, body in study_sections(config).items():
         for name, spec in (body.get("figures", {}) or {}).items():
             if name in out:
                 raise UserError(f"figure name {name!r} is used twice; figure names must be unique")
             out[name] = {**spec, "study": study}
-    from linbandits import catalogue
-
-    for exp in experiments(config).values():
-        if exp.ablation_of and catalogue.studies()[exp.study].ablation_figures:
-            out[exp.name] = {
-                "study": exp.study, "kind": "bars" if exp.sweep is None else "curves",
-                "caption": "ablation.rst",
-                "panels": [{"experiment": exp.ablation_of, "xlabel": exp.sweep or "", "title": "published protocol"},
-                           {"experiment": exp.name, "xlabel": exp.sweep or "", "title": exp.name}],
-            }
     return out
 
 

@@ -46,9 +46,6 @@ class Study:
     # "module:function" returning a context manager entered once per simulate job around all its
     # cells (e.g. P1-RAGE's design cache, shared by the settings of one arm set).
     job_context: str = ""
-    # Until its products move to the shared products command: every `ablation_of` experiment gets
-    # an automatic figure beside its published one.
-    ablation_figures: bool = False
 
 
 @dataclasses.dataclass

@@ -137,7 +137,7 @@ def replay_mismatches(name, inst, n_trials=12, options=None, seed=REPLAY_SEED):
     streams = [InjectedStream(seed, i, inst.T, inst.K) for i in range(n_trials)]
     batch = TrialBatch(inst, seed, np.arange(n_trials), draws=streams, record=True)
     engine_options = {"fw_iterations": FW_ITERATIONS, **(options or {})}
-    rec, theta = make_algorithm(name, inst, engine_options).run(batch)
+    rec, theta = make_algorithm(name, inst, engine_options).play(batch)
     problems = []
     for i in range(n_trials):
         with oracle_fw_iterations(FW_ITERATIONS):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from linbandits.stats import holm
+from linbandits.studies.p1rage.stats import holm
 from linbandits.studies.p1rage.claims import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, NO_EVIDENCE, check_claim,
                                               evaluate_ablations, factor_test, fisher_greater)
 from linbandits.studies.p1rage.theorem1 import theorem1_bound

@@ -17,7 +17,7 @@ from scipy import stats
 
 from linbandits.studies.p1rage.algorithms import ALGORITHMS, make_algorithm
 from linbandits.studies.p1rage.algorithms.elimination import peace_levels, rage_levels
-from linbandits.designs import DesignCache, efficient_rounding, frank_wolfe_designs, keys_to_masks
+from linbandits.studies.p1rage.designs import DesignCache, efficient_rounding, frank_wolfe_designs, keys_to_masks
 from linbandits.studies.p1rage.engine import run_trials
 from linbandits.problems.linear import LinearInstance as Instance
 
@@ -125,7 +125,7 @@ WHOLE_TRIAL_CASES = [(name, True) for name in ALGORITHMS] + [("G-BAI", False), (
                          ids=[f"{n}-{'stationary' if s else 'nonstationary'}" for n, s in WHOLE_TRIAL_CASES])
 def test_engine_agrees_with_oracle(name, stationary):
     inst = small_instance(stationary)
-    fast = run_trials(make_algorithm(name, inst), inst, seed=101, first_trial=0, n_trials=N_TRIALS)
+    fast = run_trials(make_algorithm(name, inst), inst, seed=101, trials=N_TRIALS)
     rec_o, theta_o = oracle_runs(name, inst, N_TRIALS, seed=202)
     best = inst.best_arm
     e_fast, e_oracle = int((fast.recommended != best).sum()), int((rec_o != best).sum())
@@ -154,7 +154,7 @@ def test_engine_agrees_with_oracle(name, stationary):
 
 def test_ips_estimate_is_unbiased_under_nonstationarity():
     inst = small_instance(False)
-    res = run_trials(make_algorithm("G-BAI", inst), inst, seed=9, first_trial=0, n_trials=2000)
+    res = run_trials(make_algorithm("G-BAI", inst), inst, seed=9, trials=2000)
     se = res.theta_hat.std(axis=0) / np.sqrt(2000)
     assert np.all(np.abs(res.theta_hat.mean(axis=0) - inst.theta_bar) < Z_TOL * se)
 
@@ -162,10 +162,10 @@ def test_ips_estimate_is_unbiased_under_nonstationarity():
 @pytest.mark.parametrize("name", list(ALGORITHMS))
 def test_outcomes_do_not_depend_on_chunking(name):
     inst = small_instance(False)
-    whole = run_trials(make_algorithm(name, inst), inst, seed=5, first_trial=0, n_trials=90, block=90)
+    whole = run_trials(make_algorithm(name, inst), inst, seed=5, trials=90, block=90)
     # Chunks in reverse order with a different block size: a fresh design
     # cache fills up in a different order, which must not matter either.
-    parts = [run_trials(make_algorithm(name, inst), inst, seed=5, first_trial=lo, n_trials=30, block=7)
+    parts = [run_trials(make_algorithm(name, inst), inst, seed=5, trials=range(lo, lo + 30), block=7)
              for lo in (60, 30, 0)][::-1]
     np.testing.assert_array_equal(np.concatenate([p.recommended for p in parts]), whole.recommended)
     if whole.theta_hat is not None:

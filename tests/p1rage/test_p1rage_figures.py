@@ -10,7 +10,7 @@ from linbandits import cli
 from matplotlib.colors import to_hex
 
 from linbandits.errors import UserError
-from linbandits.stats import normal_ci, wilson_ci
+from linbandits.studies.p1rage.stats import normal_ci, wilson_ci
 from linbandits.studies.p1rage.error_tables import ALGORITHM_ORDER
 from linbandits.studies.p1rage.figures import (ALGORITHM_COLOURS, ZERO_FLOOR_LABEL, algorithm_style,
                                                build_figure, figure_bars, figure_curves,

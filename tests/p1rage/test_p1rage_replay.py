@@ -8,7 +8,7 @@ from p1rage_oracle import algorithms as oracle
 from p1rage_oracle import frank_wolfe as oracle_fw
 from p1rage_replay import replay_instance, replay_mismatches
 
-from linbandits.designs import keys_to_masks
+from linbandits.studies.p1rage.designs import keys_to_masks
 from linbandits.studies.p1rage.algorithms import ALGORITHMS, make_algorithm
 from linbandits.studies.p1rage.algorithms.base import arm_values, ips_increment
 from linbandits.studies.p1rage.algorithms.elimination import peace_levels, rank_descending

@@ -9,7 +9,7 @@ import pytest
 from linbandits import cli
 
 from linbandits.errors import UserError
-from linbandits.stats import normal_ci, wilson_ci
+from linbandits.studies.p1rage.stats import normal_ci, wilson_ci
 from linbandits.studies.p1rage.error_tables import TABLE_COLUMNS, TableRow, aggregate, read_table
 from linbandits.tables import write_table
 

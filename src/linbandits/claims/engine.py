@@ -29,9 +29,10 @@ import copy
 import dataclasses
 import math
 
+import numpy as np
+
 from linbandits.claims.estimates import Estimate
 from linbandits.errors import UserError
-from linbandits.stats import holm
 
 HOLDS, FAILS_TO_HOLD, INCONCLUSIVE = "holds", "does not hold", "inconclusive"
 NO_EVIDENCE, NOT_RUN = "no evidence", "not run"
@@ -227,6 +228,26 @@ def _decide(node, alpha: float) -> str:
 
 
 # ------------------------------------------------------------------ judging
+
+def holm(p_values) -> np.ndarray:
+    """Holm step-down adjusted p-values, in the input order.
+
+    The i-th smallest p (i = 0..m-1) is multiplied by m - i; a running maximum
+    keeps the adjusted values monotone in the raw ones, and they are capped at 1.
+    """
+    p = np.asarray(p_values, dtype=float)
+    if p.ndim != 1:
+        raise UserError(f"holm: expected a flat list of p-values, got shape {p.shape}")
+    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0.0 or p.max() > 1.0):
+        raise UserError(f"holm: p-values must lie in [0, 1], got {p.tolist()}")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * (m - np.arange(m))
+    adjusted_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
+    adjusted = np.empty(m)
+    adjusted[order] = adjusted_sorted
+    return adjusted
+
 
 def evaluate_leaf(leaf: Leaf, evidence, quantities: dict, alpha: float, claim_id: str) -> None:
     spec = leaf.spec

@@ -23,13 +23,9 @@ STUDY = Study(
         "multi_sto": f"{_P}.instances:multi_sto",
         "multi_osci": f"{_P}.instances:multi_osci",
     },
-    ablation_figures=True,
+    job_context=f"{_P}.designs:sharing_designs",
     commands={
-        "p1rage-table": (f"{_P}.error_tables:main_aggregate", "aggregate trial chunks into an error-probability table"),
-        "p1rage-figure": (f"{_P}.figures:main_figure", "draw an error-probability figure from tables"),
-        "p1rage-claims": (f"{_P}.claims:main_claims", "check the paper's claims on the tables"),
-        "p1rage-theorem1": (f"{_P}.theorem1:main_theorem1", "G-BAI's error against the Theorem 1 bound"),
-        "p1rage-published": (f"{_P}.published:main_compare", "every published cell beside its reproduction"),
         "p1rage-yahoo-instance": (f"{_P}.yahoo:main_instance", "PCA, per-day ridge and arm set -> Fig. 2b instance"),
     },
+    products=f"{_P}.products:products",
 )

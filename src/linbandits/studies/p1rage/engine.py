@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 
 from linbandits.problems.linear import LinearInstance
+from linbandits.streams import generator
 
 
 @dataclasses.dataclass
@@ -32,7 +33,8 @@ class TrialResults:
 
 
 def trial_rng(seed: int, trial: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed), int(trial)])
+    """Trial `trial`'s one generator: streams.generator(seed, trial) = default_rng([seed, trial])."""
+    return generator(seed, trial)
 
 
 class RandomDraws:
@@ -193,27 +195,24 @@ class TrialBatch:
         return out
 
 
-def run_trials(algorithm, instance: LinearInstance, seed: int, first_trial: int, n_trials: int,
-               block: int = 250, progress=None) -> TrialResults:
-    """Run trials first_trial .. first_trial + n_trials - 1.
+def run_trials(algorithm, instance: LinearInstance, seed: int, trials, block: int = 250,
+               progress=None) -> TrialResults:
+    """Run the trials with indices `trials` (any order; an int n means 0..n-1), `block` at a time
+    through `algorithm.play`, to bound memory; the blocking does not change any outcome (see the
+    module docstring)."""
+    from linbandits.study import as_trials
 
-    Trials go through in blocks of `block` to bound memory; the block size
-    does not change any outcome (see the module docstring).
-    """
+    trials = as_trials(trials)
     means = None if instance.stationary else instance.means()
     best = instance.best_arm
     recs, thetas = [], []
-    done = 0
-    for lo in range(first_trial, first_trial + n_trials, block):
-        hi = min(lo + block, first_trial + n_trials)
-        batch = TrialBatch(instance, seed, np.arange(lo, hi), means=means)
-        rec, theta = algorithm.run(batch)
+    for lo in range(0, trials.size, block):
+        batch = TrialBatch(instance, seed, trials[lo:lo + block], means=means)
+        rec, theta = algorithm.play(batch)
         recs.append(np.asarray(rec, dtype=np.int64))
         thetas.append(theta)
-        done += hi - lo
         if progress is not None:
-            progress(done, n_trials)
+            progress(min(lo + block, trials.size), trials.size)
     rec = np.concatenate(recs) if recs else np.zeros(0, dtype=np.int64)
     theta = None if any(t is None for t in thetas) or not thetas else np.concatenate(thetas)
-    return TrialResults(trials=np.arange(first_trial, first_trial + n_trials), recommended=rec,
-                        correct=(rec == best).astype(np.int64), theta_hat=theta)
+    return TrialResults(trials=trials, recommended=rec, correct=(rec == best).astype(np.int64), theta_hat=theta)

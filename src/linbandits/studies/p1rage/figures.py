@@ -1,13 +1,12 @@
 """P1-RAGE figures: error probability (curves or bars) and the instances' minimum gap.
 
-CLI (called by the pipeline):
-    linbandits p1rage-figure --kind curves|curves_gap|bars \
-        --table A.csv [--table B.csv ...] --title T [--title ...] \
-        [--subtitle S ...] [--xlabel X ...] [--logx] --out-stem figures/p1rage/fig3
+Drawn from error tables (error_tables.experiment_table, made from the runs files by the study's
+products): curves with the paper's 95% normal band (bars: its error bars), log y with plain-number
+decade ticks, integer ticks on a linear x, the authors' published curve dashed in each algorithm's
+colour, one colour and marker per algorithm in every figure of the study.
 """
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 
 import matplotlib
@@ -17,10 +16,9 @@ from matplotlib.figure import Figure
 
 from linbandits.errors import UserError
 from linbandits.plotting import (LEGEND_HEIGHT, MIN_FIGURE_WIDTH, PANEL_WIDTH, STYLE, add_figure_legend,
-                                 per_panel, save_figure, set_panel_title, use_log_x)
+                                 integer_ticks, per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
 from linbandits.plotting import algorithm_style as _style
-from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary, read_table
-from linbandits.studies.p1rage.published import PUBLISHED_CSV, published_for, read_published
+from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary
 
 # Fixed per algorithm so a colour means the same algorithm in every figure.
 ALGORITHM_COLOURS = {"G-BAI": "#1f77b4", "P1-RAGE": "#d62728", "P1-Peace": "#ff7f0e",
@@ -98,9 +96,11 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
         # One legend entry explains every hollow marker on the axes.
         ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white",
                 markeredgecolor="0.3", label=ZERO_FLOOR_LABEL)
-    ax.set_yscale("log")
+    use_log_y(ax)
     if logx:
         use_log_x(ax)
+    else:
+        integer_ticks(ax)
     bottom, top = ax.get_ylim()
     ax.set_ylim(bottom, min(top, 1.5))  # probabilities stop at 1
     ax.set_xlabel(xlabel)
@@ -133,9 +133,11 @@ def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> Non
     gaps = min_gap_by_x(table_or_summaries)
     ax.plot(gaps.index.to_numpy(), gaps.to_numpy(), color="black", marker=".",
             gid="min-gap")
-    ax.set_yscale("log")
+    use_log_y(ax, subs=(1.0, 2.0, 5.0))
     if logx:
         use_log_x(ax)
+    else:
+        integer_ticks(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(GAP_LABEL)
 
@@ -239,37 +241,3 @@ def figure_curves(table, title, xlabel, stem, subtitle=None, logx=False) -> Figu
 def figure_bars(table, title, stem, subtitle=None) -> Figure:
     """Figs. 4 / 5 layout: one bar per algorithm."""
     return write_figure("bars", table, title, stem, None, subtitle)
-
-
-# -------------------------------------------------------------------------- CLI
-
-def main_figure(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="linbandits p1rage-figure",
-                                     description="Draw a figure from aggregated tables.")
-    parser.add_argument("--kind", required=True, choices=KINDS)
-    parser.add_argument("--table", required=True, action="append",
-                        help="table CSV; repeat for side-by-side panels")
-    parser.add_argument("--title", required=True, action="append",
-                        help="panel title; once for all panels or once per --table")
-    parser.add_argument("--subtitle", action="append",
-                        help="second, smaller title line; once or once per --table")
-    parser.add_argument("--xlabel", action="append", help="once or once per --table")
-    parser.add_argument("--logx", action="store_true", help="log scale on x")
-    parser.add_argument("--published", metavar="CSV", default=str(PUBLISHED_CSV),
-                        help="published cells (default: the study's p1rage_published.csv)")
-    parser.add_argument("--overlay", action="append", metavar="EXPERIMENT",
-                        help="per --table: the experiment whose published cells are drawn dashed, or '-' for none")
-    parser.add_argument("--out-stem", required=True, help="writes STEM.pdf and STEM.png")
-    args = parser.parse_args(argv)
-    # A UserError propagates to linbandits.cli.main, which prints it alone.
-    tables = [read_table(path) for path in args.table]
-    overlays = None
-    if args.overlay:
-        if len(args.overlay) != len(tables):
-            raise UserError(f"got {len(args.overlay)} --overlay for {len(tables)} --table; give one per table")
-        published = read_published(args.published)
-        overlays = [None if e == "-" else published_for(e, published) for e in args.overlay]
-    subtitles = None if args.subtitle is None else [s or None for s in args.subtitle]
-    write_figure(args.kind, tables, args.title, args.out_stem, args.xlabel, subtitles, args.logx, overlays)
-    return 0
-

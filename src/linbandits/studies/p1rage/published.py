@@ -26,7 +26,6 @@ saw no error.
 """
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
@@ -43,8 +42,35 @@ SERIES_ALPHA = 0.01
 YAHOO = "yahoo_repeat"
 CONSISTENT, DIFFERS, NOT_COMPARABLE, NOT_RUN = "consistent", "differs", "not comparable (synthetic stand-in)", "not run"
 WITHIN, BEYOND = "within", "beyond"
-CELL_COLUMNS = ["experiment", "algorithm", "x", "published_p", "published_n", "effective_n", "reproduced_p",
-                "reproduced_n", "difference", "z", "verdict"]
+CELL_COLUMNS = ["experiment", "algorithm", "x", "published_p", "published_n", "effective_n", "compared_n",
+                "reproduced_p", "reproduced_n", "difference", "z", "verdict"]
+
+# The Fig. 2a arrays made of three appended runs: experiment, array length, and per run (trials, how
+# many independent trials each of its trials weighs like). Run 1: six workers forked from one
+# generator, so six interleaved copies (exact); run 2: the moment estimate over the 32 cells with
+# errors, (e_mid - e_last)^2 against the binomial variance, ~28 (docs/p1rage.md); run 3: independent.
+THREE_RUN_EXPERIMENT, THREE_RUN_LENGTH = "soare_sto", 21000
+THREE_RUNS = ((1000, 6.0), (10000, 28.0), (10000, 1.0))
+
+
+def three_run_n(runs=THREE_RUNS) -> float:
+    """Effective size of an array that appends runs of n_r trials, each weighing like c_r copies: its
+    mean has variance p(1 - p) sum(n_r c_r) / N^2, N = sum(n_r), so n_eff = N^2 / sum(n_r c_r)
+    (21000^2 / 296000 = 1490 for THREE_RUNS: a run-level inflation of 14.1)."""
+    total = sum(n for n, _ in runs)
+    return total * total / sum(n * c for n, c in runs)
+
+
+THREE_RUN_N = round(three_run_n())
+
+
+def compared_n(experiment: str, n_trials: int, effective_n: float) -> float:
+    """The size a published cell is compared at: its effective_n, capped at THREE_RUN_N for the Fig. 2a
+    cells of three appended runs (the 500-trial blocks see only part of their dependence; a cell's
+    block estimate below the cap already shows more, and is kept)."""
+    if experiment == THREE_RUN_EXPERIMENT and int(n_trials) == THREE_RUN_LENGTH:
+        return min(float(effective_n), float(THREE_RUN_N))
+    return float(effective_n)
 # Each cell row also carries its series' test (empty where the cell was not compared).
 COLUMNS = CELL_COLUMNS + ["series_z", "series_bound", "series_verdict"]
 SERIES_COLUMNS = ["experiment", "algorithm", "cells", "stouffer_z", "bound", "verdict"]
@@ -126,8 +152,10 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
     rows = []
     for r in published.itertuples():
         p_pub = r.n_errors / r.n_trials
+        n_compared = compared_n(r.experiment, r.n_trials, r.effective_n)
         row = {"experiment": r.experiment, "algorithm": r.algorithm, "x": r.x, "published_p": p_pub,
-               "published_n": int(r.n_trials), "effective_n": float(r.effective_n), "reproduced_p": np.nan,
+               "published_n": int(r.n_trials), "effective_n": float(r.effective_n), "compared_n": n_compared,
+               "reproduced_p": np.nan,
                "reproduced_n": np.nan, "difference": np.nan, "z": np.nan}
         match = rep.get((r.experiment, r.algorithm, _key(r.x)))
         if match is None:
@@ -138,7 +166,7 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
             if r.experiment == YAHOO and not yahoo_is_r6a:
                 row["verdict"] = NOT_COMPARABLE
             else:
-                z = z_at_effective_size(p_pub, float(r.effective_n), p_rep, n_rep)
+                z = z_at_effective_size(p_pub, n_compared, p_rep, n_rep)
                 row.update(z=z, verdict=CONSISTENT if abs(z) <= critical else DIFFERS)
         rows.append(row)
     return _with_series(pd.DataFrame(rows, columns=CELL_COLUMNS), SERIES_ALPHA)
@@ -166,7 +194,8 @@ def summary_line(s: dict) -> str:
     line = f"{s['consistent']} of {s['synthetic_cells']} synthetic cells consistent"
     if s["compared"] != s["synthetic_cells"]:
         line += f" ({s['synthetic_cells'] - s['compared']} not run)"
-    line += " (99%, pooled z at the published effective size)"
+    line += (f" (99%, pooled z at the published effective size; Fig. 2a's three-run arrays at most at "
+             f"{THREE_RUN_N})")
     if s["series"]:
         line += (f"; {len(s['series_beyond'])} of {s['series']} (experiment, algorithm) series beyond the "
                  f"Bonferroni bound |Stouffer z| > {s['series_bound']:.2f} (two-sided, alpha = {s['series_alpha']:g} "
@@ -187,31 +216,9 @@ def write_comparison(comparison: pd.DataFrame, csv_path, md_path, tex_path) -> d
     return s
 
 
-def load_reproduced(paths) -> pd.DataFrame:
-    from linbandits.studies.p1rage.error_tables import read_table
-
-    return pd.concat([read_table(p) for p in paths], ignore_index=True)
-
-
 def published_for(experiment: str, published: pd.DataFrame | None = None) -> pd.DataFrame:
     """The published cells of one experiment, as error_prob by algorithm and x (for figures)."""
     published = read_published() if published is None else published
     rows = published[published["experiment"] == experiment].copy()
     rows["error_prob"] = rows["n_errors"] / rows["n_trials"]
     return rows
-
-
-def main_compare(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="linbandits p1rage-published",
-                                     description="Every published cell beside its reproduction (spec G).")
-    parser.add_argument("--table", action="append", default=[], metavar="CSV", help="reproduced table(s)")
-    parser.add_argument("--published", default=str(PUBLISHED_CSV))
-    parser.add_argument("--yahoo-source", choices=("r6a", "synthetic"), required=True)
-    parser.add_argument("--out-csv", required=True)
-    parser.add_argument("--out-md", required=True)
-    parser.add_argument("--out-tex", required=True)
-    args = parser.parse_args(argv)
-    comparison = compare(read_published(args.published), load_reproduced(args.table), args.yahoo_source == "r6a")
-    s = write_comparison(comparison, args.out_csv, args.out_md, args.out_tex)
-    print(summary_line(s))
-    return 0

@@ -1,13 +1,9 @@
 """Theorem 1 of the paper: G-BAI's error against its bound on the stationary Soare series."""
 from __future__ import annotations
 
-import argparse
-import json
 import math
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 
 def theorem1_bound(K: int, d: int, T: int, gap: float) -> float:
@@ -15,37 +11,44 @@ def theorem1_bound(K: int, d: int, T: int, gap: float) -> float:
     return K * math.exp(-T * gap ** 2 / (12 * d))
 
 
-def main_theorem1(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="linbandits p1rage-theorem1",
-                                     description="G-BAI's empirical error against the Theorem 1 bound.")
-    parser.add_argument("--table", required=True, help="table of a budget (T) sweep")
-    parser.add_argument("--out-stem", required=True)
-    parser.add_argument("summaries", nargs="+", help="instance summaries (K, d, T, min_gap) of the settings")
-    args = parser.parse_args(argv)
+def build_theorem1(table, summaries, subtitle: str = ""):
+    """G-BAI's error (the paper's 95% normal band; 0 errors drawn at 1/n) and the bound, by budget T."""
     import matplotlib
-
-    matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from linbandits.plotting import save_figure
+    from linbandits.plotting import STYLE, add_figure_legend, integer_ticks, set_panel_title, use_log_y
+    from linbandits.studies.p1rage.figures import algorithm_style
 
-    table = pd.read_csv(args.table)
     g = table[table["algorithm"] == "G-BAI"].sort_values("x")
-    inst = sorted((json.loads(Path(p).read_text()) for p in args.summaries), key=lambda s: s["T"])
+    inst = sorted(summaries, key=lambda s: s["T"])
     T = np.array([s["T"] for s in inst], dtype=float)
     bound = np.array([theorem1_bound(s["K"], s["d"], s["T"], s["min_gap"]) for s in inst])
-    fig = Figure(figsize=(5, 3.4), layout="constrained")
-    ax = fig.add_subplot()
-    floor = 1.0 / g["n_trials"].to_numpy()
-    err = np.maximum(g["error_prob"].to_numpy(), floor)
-    ax.plot(g["x"], err, "o-", label="G-BAI, empirical (0 errors drawn at 1/n)")
-    ax.fill_between(g["x"], np.maximum(g["ci95_low"], floor), np.maximum(g["ci95_high"], floor), alpha=0.2)
-    ax.plot(T, bound, "k--", label=r"bound $K\,e^{-T\Delta^2/(12d)}$")
-    ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_xlabel("budget T")
-    ax.set_ylabel("error probability")
-    ax.set_title("Theorem 1 on the stationary Soare series")
-    ax.legend(fontsize=8)
-    save_figure(fig, args.out_stem)
-    return 0
+    colour, marker = algorithm_style("G-BAI")
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(5, 3.8), layout="constrained")
+        ax = fig.add_subplot()
+        floor = 1.0 / g["n_trials"].to_numpy()
+        err = np.maximum(g["error_prob"].to_numpy(), floor)
+        ax.plot(g["x"], err, color=colour, marker=marker, label="G-BAI, empirical (0 errors drawn at 1/n)")
+        ax.fill_between(g["x"], np.maximum(g["ci95_low"], floor), np.maximum(g["ci95_high"], floor),
+                        color=colour, alpha=0.2, linewidth=0)
+        ax.plot(T, bound, "k--", label=r"bound $K\,e^{-T\Delta^2/(12d)}$")
+        ax.axhline(1.0, color="grey", lw=0.8)
+        use_log_y(ax)
+        integer_ticks(ax)
+        ax.set_xlabel("budget T")
+        ax.set_ylabel("error probability")
+        set_panel_title(ax, "Theorem 1 on the stationary Soare series", subtitle or None)
+        add_figure_legend(fig)
+    return fig
+
+
+def write_theorem1(table, summaries, stem: str, subtitle: str = ""):
+    import matplotlib
+
+    from linbandits.plotting import STYLE, save_figure
+
+    fig = build_theorem1(table, summaries, subtitle)
+    with matplotlib.rc_context(STYLE):
+        save_figure(fig, stem)
+    return fig

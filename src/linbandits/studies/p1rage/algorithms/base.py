@@ -3,16 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from linbandits.designs import FW_ITERATIONS, n_epochs, shared_cache
-from linbandits.options import parse_options
+from linbandits import study
 from linbandits.study import Records
+from linbandits.studies.p1rage.designs import FW_ITERATIONS, n_epochs, shared_cache
 
 
-class Algorithm:
+class Algorithm(study.Algorithm):
     """One fixed-budget BAI algorithm, run on a TrialBatch in lockstep.
 
     Subclasses set `name`, extend `defaults` / `choices` with their own
-    options and implement `run(batch) -> (recommended, theta_hat or None)`.
+    options and implement `play(batch) -> (recommended, theta_hat or None)`:
+    `run_many` moves blocks of trials through it together (study.Algorithm's
+    run loop with a batched kernel; trial i depends only on (seed, i)).
     """
 
     name = ""
@@ -21,27 +23,25 @@ class Algorithm:
     defaults = {"design": "frank_wolfe", "fw_iterations": FW_ITERATIONS}
     choices = {"design": ("frank_wolfe", "exact")}
 
-    def __init__(self, instance, **options):
-        self.options = parse_options(self, options)
-        self.instance = instance
+    def setup(self) -> None:
+        instance = self.instance
         self.X = instance.X
         self.K, self.d, self.T = instance.K, instance.d, instance.T
         self.designs = shared_cache(self.X, solver=self.options["design"],
                                     iterations=int(self.options["fw_iterations"]))
         self._mixtures: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
-    def simulate(self, seed: int, trials, progress=None) -> Records:
-        """Trials `trials` (consecutive indices) of this algorithm: recommended arm, correct or not."""
+    def play(self, batch):
+        raise NotImplementedError(f"{type(self).__name__} does not implement play(batch)")
+
+    def run_many(self, seed: int, trials: np.ndarray, progress=None) -> Records:
+        """Trials `trials` of this algorithm: recommended arm, correct or not."""
         from linbandits.studies.p1rage.engine import run_trials
 
-        trials = np.asarray(trials, dtype=np.int64)
-        if trials.size and np.any(np.diff(trials) != 1):
-            raise ValueError("P1-RAGE study algorithms run consecutive trial indices")
-        first = int(trials[0]) if trials.size else 0
         solved_before = self.designs.solves
-        res = run_trials(self, self.instance, seed, first, int(trials.size), progress=progress)
+        res = run_trials(self, self.instance, seed, trials, progress=progress)
         return Records(columns={"recommended": res.recommended, "correct": res.correct},
-                       info={"errors": int(trials.size - res.correct.sum()),
+                       info={"errors": int(res.trials.size - res.correct.sum()),
                              "designs_solved": self.designs.solves - solved_before})
 
     # -- designs ---------------------------------------------------------

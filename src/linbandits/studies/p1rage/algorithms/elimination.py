@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linbandits.designs import DesignCache, masks_to_keys
+from linbandits.studies.p1rage.designs import DesignCache, masks_to_keys
 
 
 def rage_levels(est, m: int = 15, first_threshold: float = 0.5):

@@ -8,7 +8,7 @@ class GBAI(Algorithm):
     name = "G-BAI"
     summary = "i.i.d. pulls from the G-optimal design; recommend argmax of the IPS estimate"
 
-    def run(self, batch):
+    def play(self, batch):
         G = self.g_design()
         sums, _ = batch.pull_iid(0, self.T, G)
         theta = ips_increment(self.X, sums, self.sigma_inv(G)) / self.T

@@ -5,14 +5,14 @@ import numpy as np
 
 from linbandits.studies.p1rage.algorithms.base import Algorithm, arm_values, ips_increment
 from linbandits.studies.p1rage.algorithms.elimination import eliminate_by_prefix
-from linbandits.designs import keys_to_masks
+from linbandits.studies.p1rage.designs import keys_to_masks
 
 
 class MixedPeace(Algorithm):
     name = "Mixed-Peace"
     summary = "Peace's eliminations with i.i.d. pulls from (XY design + G)/2 and an IPS estimate"
 
-    def run(self, batch):
+    def play(self, batch):
         n_ep, E = self.epochs()
         n, K = batch.n, self.K
         keys = np.full(n, (1 << K) - 1, dtype=np.int64)

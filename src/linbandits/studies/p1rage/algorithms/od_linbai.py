@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from linbandits.studies.p1rage.algorithms.base import Algorithm
-from linbandits.designs import exact_design, frank_wolfe_designs
+from linbandits.studies.p1rage.designs import exact_design, frank_wolfe_designs
 from linbandits.studies.p1rage.algorithms.elimination import rank_descending
 
 
@@ -24,8 +24,8 @@ class ODLinBAI(Algorithm):
     name = "OD-LinBAI"
     summary = "optimal-design elimination keeping ceil(d/2^r) arms per epoch, projected to the active span"
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
+    def setup(self) -> None:
+        super().setup()
         self._coords = {(): (np.arange(self.K), self.X, self.d)}
         self._plans = {}
 
@@ -72,7 +72,7 @@ class ODLinBAI(Algorithm):
                 self._plans[h] = (counts, pinv)
         return [self._plans[h] for h in histories]
 
-    def run(self, batch):
+    def play(self, batch):
         n_ep, m = self.budget_per_epoch()
         if m <= 0:
             return batch.uniform_arm(), None

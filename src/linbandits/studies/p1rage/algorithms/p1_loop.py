@@ -24,7 +24,7 @@ class P1Loop(Algorithm):
         _, E = self.epochs()
         return range(0, self.T, E)
 
-    def run(self, batch):
+    def play(self, batch):
         G = self.g_design()
         lam = np.broadcast_to(G, (batch.n, self.K))
         sinv = self.sigma_inv(G)

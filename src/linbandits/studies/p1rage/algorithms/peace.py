@@ -8,15 +8,15 @@ import numpy as np
 
 from linbandits.studies.p1rage.algorithms.base import Algorithm, arm_values
 from linbandits.studies.p1rage.algorithms.elimination import eliminate_by_prefix
-from linbandits.designs import efficient_rounding, keys_to_masks
+from linbandits.studies.p1rage.designs import efficient_rounding, keys_to_masks
 
 
 class Peace(Algorithm):
     name = "Peace"
     summary = "epochs of rounded XY designs over the active set, OLS per epoch, prefix halving"
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
+    def setup(self) -> None:
+        super().setup()
         self._plans = {}
 
     def plan(self, key: int, n_pulls: int):
@@ -28,7 +28,7 @@ class Peace(Algorithm):
             self._plans[key, n_pulls] = (counts, np.linalg.pinv(gram, hermitian=True))
         return self._plans[key, n_pulls]
 
-    def run(self, batch):
+    def play(self, batch):
         n_ep, E = self.epochs()
         n, K = batch.n, self.K
         keys = np.full(n, (1 << K) - 1, dtype=np.int64)

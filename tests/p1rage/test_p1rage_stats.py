@@ -1,4 +1,4 @@
-"""Known values for the interval, test and multiple-comparison helpers."""
+"""Known values for the study's error intervals and test, and for the engine's Holm correction."""
 import math
 
 import numpy as np
@@ -6,7 +6,8 @@ import pytest
 from scipy.stats import chi2_contingency, norm
 
 from linbandits.errors import UserError
-from linbandits.stats import holm, normal_ci, two_proportion_test, wilson_ci
+from linbandits.claims.engine import holm
+from linbandits.studies.p1rage.stats import normal_ci, two_proportion_test, wilson_ci
 
 
 # ------------------------------------------------------------------ normal_ci

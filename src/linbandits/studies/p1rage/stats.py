@@ -1,4 +1,5 @@
-"""Confidence intervals and tests for error proportions (errors out of trials).
+"""Confidence intervals and tests for error proportions (errors out of trials): the P1-RAGE
+study's error tables (the paper's normal interval and Wilson's).
 
 Every function takes counts, not proportions, so that the number of trials
 that backs an estimate is never lost on the way.
@@ -6,8 +7,6 @@ that backs an estimate is never lost on the way.
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from linbandits.errors import UserError
 
@@ -78,23 +77,3 @@ def two_proportion_test(e1: int, n1: int, e2: int, n2: int,
     else:
         p_value = norm.cdf(z)
     return float(z), float(min(1.0, p_value))
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm step-down adjusted p-values, in the input order.
-
-    The i-th smallest p (i = 0..m-1) is multiplied by m - i; a running maximum
-    keeps the adjusted values monotone in the raw ones, and they are capped at 1.
-    """
-    p = np.asarray(p_values, dtype=float)
-    if p.ndim != 1:
-        raise UserError(f"holm: expected a flat list of p-values, got shape {p.shape}")
-    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0.0 or p.max() > 1.0):
-        raise UserError(f"holm: p-values must lie in [0, 1], got {p.tolist()}")
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    scaled = p[order] * (m - np.arange(m))
-    adjusted_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
-    adjusted = np.empty(m)
-    adjusted[order] = adjusted_sorted
-    return adjusted

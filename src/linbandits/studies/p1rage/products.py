@@ -1,0 +1,159 @@
+"""The study's products (linbandits.products): one error table per experiment, every published cell
+beside its reproduction, Figs. 2-6 and the switch figures, Theorem 1's figure, and the claims.
+
+Every product reads the experiments' runs files (linbandits.runs) and instance summaries; the error
+table of an experiment (error_tables.experiment_table) is the one aggregation the tables, figures,
+Theorem 1 and the published comparison share.
+"""
+from __future__ import annotations
+
+import functools
+
+from linbandits.products import Product, claims_product
+from linbandits.runs import RunSet
+
+TITLE = "P1-RAGE (Xiong et al.): the paper's claims judged on the reproduced runs"
+PUBLISHED = "published_vs_reproduced"
+THEOREM1 = "thm1_gbai_bound"
+YAHOO_INSTANCE = "yahoo"
+
+
+def products(ctx) -> list[Product]:
+    from linbandits.studies.p1rage.published import PUBLISHED_CSV
+
+    exps = ctx.experiments
+    out = []
+    for name, exp in exps.items():
+        out.append(Product("table", name, ctx.table_paths(name), [*ctx.runs_files(name), *ctx.summaries(name)],
+                           functools.partial(make_table, name=name), caption="p1rage_table",
+                           target=exp.opt_in or ""))
+    published = [n for n in ctx.published()]
+    comparison = comparison_paths(ctx)
+    out.append(Product("table", PUBLISHED, comparison,
+                       [str(PUBLISHED_CSV), *[f for n in published for f in ctx.runs_files(n) + ctx.summaries(n)]],
+                       functools.partial(make_comparison, names=published), caption="p1rage_published"))
+    for name, spec in (ctx.section.get("figures") or {}).items():
+        used = [p["experiment"] for p in spec["panels"] if p["experiment"] in exps]
+        opt_in = sorted({exps[n].opt_in for n in used if exps[n].opt_in})
+        out.append(Product("figure", name, ctx.figure_paths(name),
+                           [str(PUBLISHED_CSV), *[f for n in used for f in ctx.runs_files(n) + ctx.summaries(n)]],
+                           functools.partial(make_figure, name=name, spec=spec),
+                           caption=str(spec.get("caption", "p1rage_figure")).removesuffix(".rst"),
+                           target=opt_in[0] if opt_in else ""))
+    if "soare_sto" in exps:
+        out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
+                           [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
+                           caption="p1rage_thm1"))
+    out.append(claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections,
+                              caption="p1rage_claims"))
+    return out
+
+
+# ------------------------------------------------------------------ tables
+
+def comparison_paths(ctx) -> list[str]:
+    return [ctx.results(f"{PUBLISHED}.{ext}") for ext in ("csv", "md", "tex")]
+
+
+def error_table(ctx, name: str):
+    from linbandits.studies.p1rage.error_tables import experiment_table
+
+    return experiment_table(ctx.experiments[name], RunSet(ctx.runs_stem(name)),
+                            functools.partial(ctx.summary_path, name))
+
+
+def make_table(ctx, name: str) -> None:
+    from linbandits.tables import write_table
+
+    write_table(error_table(ctx, name), *ctx.table_paths(name))
+
+
+def synthetic_yahoo(ctx, name: str) -> bool:
+    """True when the experiment's instances were built from the synthetic stand-in for R6A."""
+    source = (ctx.config.get("r6a") or {}).get("source", "synthetic")
+    return ctx.experiments[name].instance == YAHOO_INSTANCE and source == "synthetic"
+
+
+def make_comparison(ctx, names) -> None:
+    import pandas as pd
+
+    from linbandits.studies.p1rage.published import compare, read_published, write_comparison
+
+    reproduced = pd.concat([error_table(ctx, n) for n in names], ignore_index=True)
+    yahoo_is_r6a = (ctx.config.get("r6a") or {}).get("source", "synthetic") == "r6a"
+    write_comparison(compare(read_published(), reproduced, yahoo_is_r6a), *comparison_paths(ctx))
+
+
+# ------------------------------------------------------------------ figures
+
+def panel_subtitle(ctx, name: str) -> str:
+    exp = ctx.experiments[name]
+    runs = f"{exp.trials} runs per estimate"
+    if exp.switch_of:
+        runs += f"; {exp.choice} = {exp.switch}"
+    return ctx.note(runs, "synthetic stand-in for R6A" if synthetic_yahoo(ctx, name) else "")
+
+
+def make_figure(ctx, name: str, spec: dict) -> None:
+    from linbandits.studies.p1rage.figures import write_figure
+    from linbandits.studies.p1rage.published import published_for, read_published
+
+    published = read_published()
+    panels = [p for p in spec["panels"] if p["experiment"] in ctx.experiments]
+    tables, titles, xlabels, subtitles, overlays = [], [], [], [], []
+    for p in panels:
+        exp = ctx.experiments[p["experiment"]]
+        tables.append(error_table(ctx, exp.name))
+        titles.append(p.get("title") or exp.title)
+        xlabels.append(p.get("xlabel", ""))
+        subtitles.append(panel_subtitle(ctx, exp.name))
+        # The authors' curve, dashed, beside the experiment it reproduces (a switch run: its base's);
+        # none for Yahoo! on the synthetic stand-in (the authors ran real R6A).
+        base = exp.switch_of or exp.name
+        overlays.append(None if synthetic_yahoo(ctx, exp.name) else published_for(base, published))
+    write_figure(spec["kind"], tables, titles, ctx.figure_paths(name)[0][: -len(".pdf")], xlabels, subtitles,
+                 any(p.get("logx", False) for p in panels), overlays)
+
+
+def make_theorem1(ctx) -> None:
+    from linbandits.studies.p1rage.error_tables import read_summary
+    from linbandits.studies.p1rage.theorem1 import write_theorem1
+
+    exp = ctx.experiments["soare_sto"]
+    summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
+    write_theorem1(error_table(ctx, exp.name), summaries, ctx.figure_paths(THEOREM1)[0][: -len(".pdf")],
+                   panel_subtitle(ctx, exp.name))
+
+
+# ------------------------------------------------------------------ claims
+
+def claims_sections(ctx, results) -> list[list[str]]:
+    """Below the claims: which verdicts read the synthetic stand-in for R6A, and the published
+    comparison's summary (the cells that differ, the series beyond the bound)."""
+    import pandas as pd
+
+    from linbandits.studies.p1rage.published import summary, summary_line
+
+    sections = []
+    synthetic = [n for n in ctx.experiments if synthetic_yahoo(ctx, n)]
+    if synthetic:
+        hit = [r["id"] for r in results if set(r["experiments"]) & set(synthetic)]
+        if hit:
+            sections.append(["## Synthetic stand-in for R6A", "",
+                             f"The verdicts of {', '.join(f'`{h}`' for h in hit)} were computed on the synthetic "
+                             "stand-in for R6A (`r6a: source: synthetic`): they say nothing about the paper's data."])
+    path = comparison_paths(ctx)[0]
+    comparison = pd.read_csv(path)
+    s = summary(comparison)
+    lines = ["## Published beside reproduced", "", summary_line(s) + ".", ""]
+    if s["differs"]:
+        lines += ["Cells that differ:", ""] + [
+            f"- {d['experiment']} {d['algorithm']}{'' if pd.isna(d['x']) else f' x={float(d[chr(120)]):g}'}: "
+            f"published {float(d['published_p']):.4g}, reproduced {float(d['reproduced_p']):.4g} "
+            f"(z = {float(d['z']):.2f})" for d in s["differs"]] + [""]
+    if s["series_beyond"]:
+        lines += [f"Series beyond the Bonferroni bound (|Stouffer z| > {s['series_bound']:.2f}):", ""] + [
+            f"- {d['experiment']} {d['algorithm']}: Stouffer z = {float(d['stouffer_z']):.2f} over "
+            f"{int(d['cells'])} cells" for d in s["series_beyond"]] + [""]
+    sections.append(lines)
+    return sections
