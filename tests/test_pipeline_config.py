@@ -22,18 +22,19 @@ def test_default_config_is_valid_and_has_the_paper_grid(config):
     pipeline.validate_config(config, SCHEMA)
     # Other studies add their own experiments; this test pins P1-RAGE's grid.
     exps = {n: e for n, e in pipeline.experiments(config).items()
-            if e.study == "p1rage" and not e.ablation_of}
+            if e.study == "p1rage" and not e.switch_of}
     assert set(exps) == {"soare_sto", "soare_osci", "soare_period", "multi_osci", "multi_period",
                          "malicious", "multi_sto", "yahoo_repeat"}
     trials = sum(e.trials * len(e.setting_ids()) * len(e.algorithms) for e in exps.values())
     assert trials == 1_098_000  # spec C trial counts
     assert exps["soare_period"].instance_settings("L1800") == {"s": 2.5, "L": 1800}
     assert exps["malicious"].setting_ids() == ["single"]
-    for name, ablation in pipeline.ablations(config).items():
-        if ablation.study != "p1rage":
-            continue
-        assert ablation.ablation_of in exps and ablation.changes
-        assert name in pipeline.figures(config)
+    switches = {n: e for n, e in pipeline.experiments(config).items() if e.study == "p1rage" and e.switch_of}
+    assert switches, "the P1-RAGE switch runs (the former ablations) are rows of its switches table"
+    choices = config["studies"]["p1rage"]["choices"]
+    for name, switch in switches.items():
+        assert switch.switch_of in exps and switch.changes and switch.choice in choices
+        assert name == f"{switch.switch_of}__{name.split('__')[1]}"
 
 
 def test_chunks_cover_every_trial_once(config):

@@ -1,13 +1,12 @@
-"""Figures: files written, byte-stable PDFs, honest zero-error points, fixed styles."""
-import subprocess
-import sys
-
+"""Figures: files written, byte-stable PDFs, honest zero-error points, fixed styles, everything inside the
+canvas, and the figure products (Figs. 2-6, the switch figures, Theorem 1) on a synthetic world."""
 import numpy as np
 import pandas as pd
 import pytest
-
-from linbandits import cli
 from matplotlib.colors import to_hex
+
+from linbandits.plotting import outside_canvas
+from linbandits.products import study_products
 
 from linbandits.errors import UserError
 from linbandits.studies.p1rage.stats import normal_ci, wilson_ci
@@ -15,7 +14,9 @@ from linbandits.studies.p1rage.error_tables import ALGORITHM_ORDER
 from linbandits.studies.p1rage.figures import (ALGORITHM_COLOURS, ZERO_FLOOR_LABEL, algorithm_style,
                                                build_figure, figure_bars, figure_curves,
                                                figure_error_with_gap)
-from linbandits.tables import write_table
+from linbandits.studies.p1rage.theorem1 import build_theorem1
+
+from p1rage_world import holding, study_config, write_world
 
 N_TRIALS = 1000
 
@@ -71,51 +72,6 @@ def test_files_written_and_pdf_byte_identical(tmp_path, curves_table, bars_table
         assert (tmp_path / f"one.{ext}").stat().st_size > 1000
     assert (tmp_path / "one.pdf").read_bytes() == (tmp_path / "two.pdf").read_bytes()
     assert not list(tmp_path.glob(".*.tmp")), "temporary files left behind"
-
-
-def test_cli_pdf_identical_across_processes(tmp_path, curves_table):
-    osci = tmp_path / "osci.csv"
-    write_table(curves_table, osci)
-    write_table(curves_table.assign(experiment="multi_period"), tmp_path / "period.csv")
-    for stem in ("a", "b"):
-        subprocess.run([sys.executable, "-m", "linbandits.cli", "p1rage-figure", "--kind", "curves_gap",
-                        "--table", str(osci), "--table", str(tmp_path / "period.csv"),
-                        "--title", "scale", "--title", "period",
-                        "--subtitle", "synthetic stand-in for R6A",
-                        "--xlabel", "s", "--xlabel", "L", "--out-stem", str(tmp_path / stem)],
-                       check=True)
-    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
-
-
-def test_cli_rejects_title_count_mismatch(tmp_path, curves_table, capsys):
-    path = tmp_path / "t.csv"
-    write_table(curves_table, path)
-    code = cli.main(["p1rage-figure", "--kind", "curves", "--table", str(path), "--table", str(path),
-                        "--table", str(path), "--title", "a", "--title", "b",
-                        "--out-stem", str(tmp_path / "f")])
-    assert code == 2
-    assert "2 titles for 3 panels" in capsys.readouterr().err
-    assert not (tmp_path / "f.pdf").exists()
-
-
-def test_cli_overlays_the_published_curve_of_the_named_experiment(tmp_path, curves_table, monkeypatch, capsys):
-    """The figure rules are shell commands: `--overlay E` draws E's published cells dashed on that
-    panel, `--overlay -` draws none, and a count that does not match the tables is one error line."""
-    from linbandits.studies.p1rage import figures
-
-    path = tmp_path / "t.csv"
-    write_table(curves_table, path)
-    drawn = []
-    monkeypatch.setattr(figures, "write_figure", lambda *a, **k: drawn.append(a[-1]))
-    assert cli.main(["p1rage-figure", "--kind", "curves", "--table", str(path), "--table", str(path),
-                     "--title", "t", "--overlay", "multi_osci", "--overlay", "-",
-                     "--out-stem", str(tmp_path / "f")]) == 0
-    first, second = drawn[0]
-    assert second is None
-    assert set(first["experiment"]) == {"multi_osci"} and len(first) > 0
-    assert cli.main(["p1rage-figure", "--kind", "curves", "--table", str(path), "--title", "t",
-                     "--overlay", "multi_osci", "--overlay", "-", "--out-stem", str(tmp_path / "g")]) == 2
-    assert "2 --overlay for 1 --table" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------ zero-error points
@@ -189,3 +145,61 @@ def test_colours_fixed_per_algorithm(curves_table):
         assert to_hex(lines[f"curve:{algorithm}"].get_color()) == ALGORITHM_COLOURS[algorithm]
     # A name outside the paper still gets the same style every time.
     assert algorithm_style("P1-RAGE-unbatched") == algorithm_style("P1-RAGE-unbatched")
+
+
+# ------------------------------------------------------------------ the canvas and the products
+
+@pytest.mark.parametrize("kind", ["curves", "curves_gap", "bars"])
+def test_every_label_inside_the_canvas(curves_table, bars_table, kind):
+    table = bars_table if kind == "bars" else curves_table
+    long = "21000 runs per estimate; synthetic stand-in for R6A"
+    fig = build_figure(kind, [table, table], ["published protocol (999 Frank-Wolfe steps)", "b"],
+                       ["oscillation period L"] * 2, [long, long],
+                       note="PREVIEW: reduced runs and settings, not the published protocol")
+    assert outside_canvas(fig) == []
+
+
+def test_theorem1_inside_the_canvas_with_integer_budget_ticks(curves_table):
+    table = make_table({"G-BAI": [636, 162, 79, 42]}, [10.0, 1010.0, 2010.0, 3010.0])
+    summaries = [{"K": 11, "d": 10, "T": int(x), "min_gap": 0.01} for x in (10, 1010, 2010, 3010)]
+    fig = build_theorem1(table, summaries, "21000 runs per estimate", "PREVIEW: reduced runs and settings, not the published protocol")
+    assert outside_canvas(fig) == []
+    ticks = fig.axes[0].get_xticks()
+    assert np.all(ticks == np.round(ticks))
+
+
+def test_log_axes_have_plain_number_ticks(curves_table):
+    fig = build_figure("curves_gap", curves_table, "t", "s")
+    fig.canvas.draw()
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
+    assert labels and not any("times" in lab or "^" in lab for lab in labels), labels
+
+
+def test_figure_products_on_a_synthetic_world(tmp_path, monkeypatch):
+    """Every figure product of the .test config (Figs. 2-6, the switch figure, Theorem 1) from runs
+    files: written, the run count in each panel's subtitle, everything inside the canvas."""
+    import matplotlib.figure
+
+    monkeypatch.chdir(tmp_path)
+    config = study_config(robustness=True)
+    ctx = write_world(tmp_path, config, holding, n=50)
+    drawn = []
+    real = matplotlib.figure.Figure.savefig
+
+    def keep(fig, *args, **kw):
+        drawn.append(fig)
+        return real(fig, *args, **kw)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    figures = [p for p in study_products(config, "p1rage") if p.kind == "figure"]
+    assert {"fig2a_soare_sto", "fig4_malicious", "fig_switch_zero_round", "thm1_gbai_bound"} <= {p.name for p in figures}
+    for product in figures:
+        product.make(ctx)
+        for path in product.outputs:
+            assert (tmp_path / path).stat().st_size > 1000, path
+    assert drawn and all(outside_canvas(fig) == [] for fig in drawn)
+    subtitles = [t.get_text() for fig in drawn for ax in fig.axes for t in ax.texts]
+    assert any("50 runs per estimate" in t for t in subtitles)
+    titles = [ax.get_title() for fig in drawn for ax in fig.axes]
+    assert "switch at T/3" in titles
+    assert any("synthetic stand-in for R6A" in t for t in subtitles)

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from linbandits.errors import UserError
 from linbandits.plotting import (LEGEND_HEIGHT, MIN_FIGURE_WIDTH, PANEL_WIDTH, STYLE, add_figure_legend,
-                                 integer_ticks, per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
+                                 integer_ticks, mark_preview, per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
 from linbandits.plotting import algorithm_style as _style
 from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary
 
@@ -182,7 +182,7 @@ KINDS = ("curves", "curves_gap", "bars")
 
 
 def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
-                 logx: bool = False, published=None) -> Figure:
+                 logx: bool = False, published=None, note: str | None = None) -> Figure:
     """Side-by-side panels, one per table; curves_gap adds a min-gap panel under
     each. published: per panel, the published cells to draw dashed (or None)."""
     if kind not in KINDS:
@@ -217,12 +217,13 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
             plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx)
             ax.tick_params(labelbottom=False)
         add_figure_legend(fig, last_labels=(PUBLISHED_LABEL, ZERO_FLOOR_LABEL))
+        mark_preview(fig, note or None)
     return fig
 
 
 def write_figure(kind: str, tables, titles, stem, xlabels=None, subtitles=None,
-                 logx: bool = False, published=None) -> Figure:
-    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx, published)
+                 logx: bool = False, published=None, note: str | None = None) -> Figure:
+    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx, published, note)
     with matplotlib.rc_context(STYLE):
         save_figure(fig, stem)
     return fig

@@ -86,12 +86,18 @@ def make_comparison(ctx, names) -> None:
 
 # ------------------------------------------------------------------ figures
 
-def panel_subtitle(ctx, name: str) -> str:
-    exp = ctx.experiments[name]
-    runs = f"{exp.trials} runs per estimate"
-    if exp.switch_of:
-        runs += f"; {exp.choice} = {exp.switch}"
-    return ctx.note(runs, "synthetic stand-in for R6A" if synthetic_yahoo(ctx, name) else "")
+def panel_subtitle(ctx, name: str, table) -> str:
+    """The run count of a panel (from its table), and whether it reads the synthetic stand-in for R6A (a
+    switch run's choice is its panel's title; the preview banner goes across the figure)."""
+    low, high = int(table["n_trials"].min()), int(table["n_trials"].max())
+    notes = [f"{low if low == high else f'{low}-{high}'} runs per estimate"]
+    if synthetic_yahoo(ctx, name):
+        notes.append("synthetic stand-in for R6A")
+    return "; ".join(notes)
+
+
+def figure_note(ctx) -> str:
+    return ctx.note()
 
 
 def make_figure(ctx, name: str, spec: dict) -> None:
@@ -104,15 +110,15 @@ def make_figure(ctx, name: str, spec: dict) -> None:
     for p in panels:
         exp = ctx.experiments[p["experiment"]]
         tables.append(error_table(ctx, exp.name))
-        titles.append(p.get("title") or exp.title)
+        subtitles.append(panel_subtitle(ctx, exp.name, tables[-1]))
+        titles.append(p.get("title") or (f"{exp.choice} = {exp.switch}" if exp.switch_of else exp.title))
         xlabels.append(p.get("xlabel", ""))
-        subtitles.append(panel_subtitle(ctx, exp.name))
         # The authors' curve, dashed, beside the experiment it reproduces (a switch run: its base's);
         # none for Yahoo! on the synthetic stand-in (the authors ran real R6A).
         base = exp.switch_of or exp.name
         overlays.append(None if synthetic_yahoo(ctx, exp.name) else published_for(base, published))
     write_figure(spec["kind"], tables, titles, ctx.figure_paths(name)[0][: -len(".pdf")], xlabels, subtitles,
-                 any(p.get("logx", False) for p in panels), overlays)
+                 any(p.get("logx", False) for p in panels), overlays, note=figure_note(ctx))
 
 
 def make_theorem1(ctx) -> None:
@@ -121,8 +127,9 @@ def make_theorem1(ctx) -> None:
 
     exp = ctx.experiments["soare_sto"]
     summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
-    write_theorem1(error_table(ctx, exp.name), summaries, ctx.figure_paths(THEOREM1)[0][: -len(".pdf")],
-                   panel_subtitle(ctx, exp.name))
+    table = error_table(ctx, exp.name)
+    write_theorem1(table, summaries, ctx.figure_paths(THEOREM1)[0][: -len(".pdf")],
+                   panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=figure_note(ctx))
 
 
 # ------------------------------------------------------------------ claims

@@ -11,12 +11,13 @@ def theorem1_bound(K: int, d: int, T: int, gap: float) -> float:
     return K * math.exp(-T * gap ** 2 / (12 * d))
 
 
-def build_theorem1(table, summaries, subtitle: str = ""):
+def build_theorem1(table, summaries, subtitle: str = "", note: str = ""):
     """G-BAI's error (the paper's 95% normal band; 0 errors drawn at 1/n) and the bound, by budget T."""
     import matplotlib
     from matplotlib.figure import Figure
 
-    from linbandits.plotting import STYLE, add_figure_legend, integer_ticks, set_panel_title, use_log_y
+    from linbandits.plotting import (STYLE, add_figure_legend, integer_ticks, mark_preview, set_panel_title,
+                                     use_log_y)
     from linbandits.studies.p1rage.figures import algorithm_style
 
     g = table[table["algorithm"] == "G-BAI"].sort_values("x")
@@ -40,15 +41,16 @@ def build_theorem1(table, summaries, subtitle: str = ""):
         ax.set_ylabel("error probability")
         set_panel_title(ax, "Theorem 1 on the stationary Soare series", subtitle or None)
         add_figure_legend(fig)
+        mark_preview(fig, note or None)
     return fig
 
 
-def write_theorem1(table, summaries, stem: str, subtitle: str = ""):
+def write_theorem1(table, summaries, stem: str, subtitle: str = "", note: str = ""):
     import matplotlib
 
     from linbandits.plotting import STYLE, save_figure
 
-    fig = build_theorem1(table, summaries, subtitle)
+    fig = build_theorem1(table, summaries, subtitle, note)
     with matplotlib.rc_context(STYLE):
         save_figure(fig, stem)
     return fig
