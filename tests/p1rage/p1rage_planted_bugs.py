@@ -50,14 +50,14 @@ class PlantedBug:
 P1 = ("P1-RAGE", "P1-Peace")
 
 BUGS = [
-    PlantedBug("p1_loop_never_applies_its_mixture", f"{_ALG}.p1_loop", "P1Loop.run",
+    PlantedBug("p1_loop_never_applies_its_mixture", f"{_ALG}.p1_loop", "P1Loop.play",
                "lam, sinv = self.mixtures(self.levels(arm_values(self.X, theta_sum / start)))",
                "self.levels(arm_values(self.X, theta_sum / start))", P1),
     PlantedBug("first_update_after_round_E_minus_1", f"{_ALG}.p1_loop", "P1Loop.update_times",
                "return range(0, self.T, E)", "return range(E - 1, self.T, E)", P1),
     PlantedBug("rage_first_threshold_one", f"{_ALG}.p1_rage", "P1RAGE.levels",
                'float(self.options["first_threshold"])', "1.0", ("P1-RAGE",)),
-    PlantedBug("mixed_peace_ranks_by_epoch_only_estimate", f"{_ALG}.mixed_peace", "MixedPeace.run",
+    PlantedBug("mixed_peace_ranks_by_epoch_only_estimate", f"{_ALG}.mixed_peace", "MixedPeace.play",
                "est = arm_values(self.X, theta_sum / (start + n_pulls))",
                "est = arm_values(self.X, ips_increment(self.X, sums, sinv) / n_pulls)", ("Mixed-Peace",)),
     PlantedBug("iid_pulls_meet_theta_bar", "linbandits.studies.p1rage.engine", "TrialBatch.pull_iid",
@@ -76,6 +76,6 @@ BUGS = [
                "TrialBatch.pull_planned",
                "weights=self._mean_rewards(rounds, order)",
                "weights=(self.instance.X @ self.instance.theta_bar)[order]", ("Peace", "OD-LinBAI")),
-    PlantedBug("ips_divides_by_rounds_plus_one", f"{_ALG}.p1_loop", "P1Loop.run",
+    PlantedBug("ips_divides_by_rounds_plus_one", f"{_ALG}.p1_loop", "P1Loop.play",
                "theta = theta_sum / self.T", "theta = theta_sum / (self.T + 1)", P1),
 ]

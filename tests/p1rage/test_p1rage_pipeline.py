@@ -5,6 +5,8 @@ import subprocess
 import sys
 import time
 
+import json
+
 import pandas as pd
 import yaml
 
@@ -23,10 +25,7 @@ def test_every_table_has_the_schema(full_run):
     config = config_of(full_run)
     for name, exp in pipeline.study_experiments(config, "p1rage").items():
         csv = full_run / f"results/p1rage/tables/{name}.csv"
-        if exp.ablation_of:
-            assert not csv.exists()  # its own target
-            continue
-        table = pd.read_csv(csv)
+        table = pd.read_csv(csv)       # switch runs too: config robustness: true (the default)
         assert list(table.columns[:9]) == NINE_COLUMNS
         assert set(table["algorithm"]) == set(exp.algorithms)
         assert (table["n_trials"] == exp.trials).all()
@@ -40,6 +39,9 @@ def test_every_table_has_the_schema(full_run):
         assert "\\begin{tabular}" in (full_run / f"results/p1rage/tables/{name}.tex").read_text()
     assert "synthetic" in (full_run / "data/processed/r6a_qc.json").read_text().lower()
     assert (full_run / "figures/p1rage/thm1_gbai_bound.pdf").exists()
+    # every table is the runs file's: the runs files hold each (setting, algorithm)'s runs 0..n-1
+    runs = full_run / "results/p1rage/runs/soare_sto.json"
+    assert runs.exists() and (full_run / "results/p1rage/runs/soare_sto.npz").exists()
 
 
 def test_tables_identical_across_cores_chunk_sizes_and_bundling(full_run, tmp_path, make_workdir, snakemake):
@@ -58,8 +60,8 @@ def test_tables_identical_across_cores_chunk_sizes_and_bundling(full_run, tmp_pa
 
 def test_single_figure_runs_only_what_it_needs(tmp_path, make_workdir, planned_jobs):
     jobs = planned_jobs(make_workdir(tmp_path / "fresh"), "figures/p1rage/fig4_malicious.pdf")
-    assert jobs == {"p1rage_figure_fig4_malicious": 1, "p1rage_table": 1, "simulate_malicious": 6,
-                    "instances_malicious": 1}
+    assert jobs == {"p1rage_fig4_malicious": 1, "runs_malicious": 1, "simulate_malicious": 6,
+                    "instances_malicious": 1, "p1rage_config": 1}
 
 
 def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full_run, planned_jobs, snakemake):
@@ -74,7 +76,7 @@ def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full
     table.unlink()
     jobs = planned_jobs(full_run)
     assert jobs["simulate_multi_sto"] == 1
-    assert jobs["p1rage_table"] == 1
+    assert jobs["runs_multi_sto"] == 1 and jobs["p1rage_multi_sto"] == 1
     snakemake(full_run, "--cores", "2")
     assert table.read_bytes() == before
 
@@ -108,16 +110,24 @@ def test_failing_job_is_reported(tmp_path, make_workdir, snakemake):
     assert not list((work / "results").rglob("chunk*.csv"))
 
 
-def test_ablations_target(full_run, snakemake):
-    snakemake(full_run, "--cores", "2", "ablations")
+def test_ablations_target_is_the_switch_runs_and_the_claims(full_run, planned_jobs):
+    """`ablations` builds the switch runs (the rows of the study's switches table), their tables and
+    switch figures, and the claims judged under them; the default target already did (robustness)."""
     config = config_of(full_run)
-    report = (full_run / "results/p1rage/ablations.md").read_text()
-    for name, exp in pipeline.ablations(config).items():
+    assert planned_jobs(full_run, "ablations") == {}
+    switches = {n: e for n, e in pipeline.study_experiments(config, "p1rage").items() if e.switch_of}
+    assert set(switches) == {"soare_sto__threshold_one", "malicious__no_zero_round", "yahoo_repeat__shared_pca"}
+    for name, exp in switches.items():
         table = pd.read_csv(full_run / f"results/p1rage/tables/{name}.csv")
         assert list(table.columns[:9]) == NINE_COLUMNS
         assert set(table["algorithm"]) == set(exp.algorithms)
-        assert (full_run / f"figures/p1rage/{name}.pdf").stat().st_size > 0
-        assert f"`{name}`" in report
+    assert (full_run / "figures/p1rage/fig_switch_zero_round.pdf").stat().st_size > 1000
+    claims = json.loads((full_run / "results/p1rage/claims.json").read_text())["claims"]
+    runs = {(r["choice"], tuple(r["experiments"])) for c in claims for r in c["robustness"]["runs"]}
+    assert ("zero_round", ("malicious__no_zero_round",)) in runs
+    assert ("rage_threshold", ("soare_sto__threshold_one",)) in runs
+    assert ("pca", ("yahoo_repeat__shared_pca",)) in runs
+    assert not (full_run / "results/p1rage/ablations.md").exists()
 
 
 def test_published_beside_reproduced_is_written(full_run):

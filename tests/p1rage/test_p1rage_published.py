@@ -68,9 +68,10 @@ def test_compare_gives_one_row_per_published_cell_with_its_verdict():
 
 
 def test_effective_size_decides_the_verdict():
-    # 0.115 vs 0.100: differs at 21000 published trials, consistent at 500.
-    rows = published_rows().iloc[:1].assign(n_trials=21000, n_errors=2100)
-    rep = reproduced_rows().iloc[:1].assign(n_trials=21000, n_errors=2415)
+    # 0.115 vs 0.100: differs at 21000 published trials, consistent at 500 (on soare_osci: a Fig. 2a
+    # cell of 21000 trials would be capped at the three-run size, below).
+    rows = published_rows().iloc[:1].assign(experiment="soare_osci", n_trials=21000, n_errors=2100)
+    rep = reproduced_rows().iloc[:1].assign(experiment="soare_osci", n_trials=21000, n_errors=2415)
     assert pub.compare(rows.assign(effective_n=21000.0), rep, False)["verdict"][0] == pub.DIFFERS
     assert pub.compare(rows.assign(effective_n=500.0), rep, False)["verdict"][0] == pub.CONSISTENT
 
@@ -79,6 +80,7 @@ def test_write_comparison_files(tmp_path):
     out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
     pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
     assert "2 of 4 synthetic cells consistent" in (tmp_path / "c.md").read_text()
+    assert "compared_n" in pub.COLUMNS
     back = pd.read_csv(tmp_path / "c.csv")
     assert list(back.columns) == pub.COLUMNS and len(back) == 5
 
@@ -95,7 +97,7 @@ def test_figures_draw_the_published_curve_dashed():
 
 
 def test_claims_section_lists_the_cells_that_differ(tmp_path):
-    from linbandits.studies.p1rage.claims import published_section
+    from linbandits.studies.p1rage.products import published_section
 
     out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
     pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
@@ -220,10 +222,72 @@ def test_compare_carries_each_series_test_on_its_cells(tmp_path):
 
 
 def test_claims_section_lists_the_series_beyond_the_bound(tmp_path):
-    from linbandits.studies.p1rage.claims import published_section
+    from linbandits.studies.p1rage.products import published_section
 
     out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
     pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
     lines, _ = published_section(tmp_path / "c.csv")
     assert any(line.startswith("- soare_sto Peace: Stouffer z = ") for line in lines)
     assert not any(line.startswith("- soare_sto G-BAI: Stouffer") for line in lines)
+
+
+# ------------------------------------------------ Fig. 2a's arrays of three appended runs
+
+OD_LINBAI_REPRODUCED = {10: 0.9094, 1010: 0.4706, 2010: 0.4567, 3010: 0.4480, 4010: 0.4404, 5010: 0.4328}
+
+
+def od_linbai_series(compared_n=None):
+    """The OD-LinBAI stationary-Soare series of the default run (docs/p1rage.md) against the package's
+    published cells: its Stouffer Z."""
+    published = pub.read_published()
+    published = published[(published["experiment"] == "soare_sto") & (published["algorithm"] == "OD-LinBAI")]
+    reproduced = pd.DataFrame([{"experiment": "soare_sto", "algorithm": "OD-LinBAI", "x": float(x), "n_trials": 21000,
+                                "n_errors": round(p * 21000)} for x, p in OD_LINBAI_REPRODUCED.items()])
+    out = pub.compare(published, reproduced, yahoo_is_r6a=False)
+    return out
+
+
+def test_the_three_run_size_follows_its_derivation():
+    # 1000 trials at 6 copies, 10000 at 28, 10000 independent: N^2 / sum(n_r c_r) = 21000^2 / 296000.
+    assert pub.three_run_n() == pytest.approx(21000 ** 2 / 296000)
+    assert pub.THREE_RUN_N == 1490
+    assert 21000 / pub.three_run_n() == pytest.approx(14.1, abs=0.01)
+    assert pub.three_run_n(((21000, 1.0),)) == pytest.approx(21000)
+
+
+def test_the_cap_applies_to_the_three_run_cells_only():
+    assert pub.compared_n("soare_sto", 21000, 4420.0) == 1490.0
+    assert pub.compared_n("soare_sto", 21000, 1254.0) == 1254.0      # its own block estimate is lower: kept
+    assert pub.compared_n("soare_sto", 31000, 27201.0) == 27201.0    # P1-RAGE's longer arrays
+    assert pub.compared_n("soare_sto", 20000, 20000.0) == 20000.0    # Peace's T = 5010 array
+    assert pub.compared_n("soare_osci", 21000, 21000.0) == 21000.0
+    out = od_linbai_series()
+    assert (out["compared_n"] <= 1490).all() and (out["compared_n"] <= out["effective_n"]).all()
+
+
+def test_od_linbai_on_stationary_soare_within_the_bound_at_the_three_run_size(monkeypatch):
+    """At the table's effective sizes the series is beyond the Bonferroni bound over 42 series (3.67)
+    (Z = 3.95); at the three-run size it is within (Z = 2.79), as the evidence says it should be."""
+    bound = pub.bonferroni_bound(pub.SERIES_ALPHA, 42)
+    after = pub.stouffer_z(od_linbai_series()["z"])
+    assert after == pytest.approx(2.79, abs=0.02) and after < bound
+    monkeypatch.setattr(pub, "compared_n", lambda experiment, n_trials, effective_n: float(effective_n))
+    before = pub.stouffer_z(od_linbai_series()["z"])
+    assert before == pytest.approx(3.95, abs=0.02) and before > bound
+
+
+CAP_BUGS = [
+    PlantedBug("cap_on_every_experiment", _PUB, "compared_n",
+               "if experiment == THREE_RUN_EXPERIMENT and int(n_trials) == THREE_RUN_LENGTH:", "if True:", ()),
+    PlantedBug("constant_replaces_a_smaller_block_estimate", _PUB, "compared_n",
+               "return min(float(effective_n), float(THREE_RUN_N))", "return float(THREE_RUN_N)", ()),
+    PlantedBug("cap_on_every_array_length", _PUB, "compared_n",
+               " and int(n_trials) == THREE_RUN_LENGTH", "", ()),
+]
+
+
+@pytest.mark.parametrize("bug", CAP_BUGS, ids=[b.name for b in CAP_BUGS])
+def test_planted_bug_in_the_three_run_cap_is_caught(bug, monkeypatch):
+    bug.plant(monkeypatch)
+    with pytest.raises(AssertionError):
+        test_the_cap_applies_to_the_three_run_cells_only()

@@ -206,7 +206,8 @@ def _build_part(spec: dict, evidence):
             for s in settings:
                 if keep is not None and s not in keep:
                     continue
-                one = {k: v for k, v in spec.items() if k not in ("each_setting", "experiments", "settings")}
+                # the label names the group; each leaf is named by its setting
+                one = {k: v for k, v in spec.items() if k not in ("each_setting", "experiments", "settings", "label")}
                 one.update(experiment=exp, setting=s)
                 leaves.append(Leaf("", one, relation_of(one)))
         return Group(how, leaves, label=spec.get("label", ""))

@@ -16,6 +16,10 @@ TITLE = "P1-RAGE (Xiong et al.): the paper's claims judged on the reproduced run
 PUBLISHED = "published_vs_reproduced"
 THEOREM1 = "thm1_gbai_bound"
 YAHOO_INSTANCE = "yahoo"
+INTRO = ("Robustness: several switch runs have fewer runs or settings than their base (the config's "
+         "`switches:` table, where the full ones would cost too much). The verdict under a switch is set beside "
+         "the default's on the same settings, but the switch run has less power: a change to or from "
+         "*inconclusive* under a switch can be a loss of power rather than an effect of the choice.", "")
 
 
 def products(ctx) -> list[Product]:
@@ -44,7 +48,7 @@ def products(ctx) -> list[Product]:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
                            [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
                            caption="p1rage_thm1"))
-    out.append(claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections,
+    out.append(claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections, intro=INTRO,
                               caption="p1rage_claims"))
     return out
 
@@ -137,10 +141,6 @@ def make_theorem1(ctx) -> None:
 def claims_sections(ctx, results) -> list[list[str]]:
     """Below the claims: which verdicts read the synthetic stand-in for R6A, and the published
     comparison's summary (the cells that differ, the series beyond the bound)."""
-    import pandas as pd
-
-    from linbandits.studies.p1rage.published import summary, summary_line
-
     sections = []
     synthetic = [n for n in ctx.experiments if synthetic_yahoo(ctx, n)]
     if synthetic:
@@ -149,9 +149,18 @@ def claims_sections(ctx, results) -> list[list[str]]:
             sections.append(["## Synthetic stand-in for R6A", "",
                              f"The verdicts of {', '.join(f'`{h}`' for h in hit)} were computed on the synthetic "
                              "stand-in for R6A (`r6a: source: synthetic`): they say nothing about the paper's data."])
-    path = comparison_paths(ctx)[0]
-    comparison = pd.read_csv(path)
-    s = summary(comparison)
+    lines, _ = published_section(comparison_paths(ctx)[0])
+    sections.append(lines)
+    return sections
+
+
+def published_section(path) -> tuple[list[str], dict]:
+    """Markdown lines and the summary of the published-vs-reproduced table at `path` (its CSV)."""
+    import pandas as pd
+
+    from linbandits.studies.p1rage.published import summary, summary_line
+
+    s = summary(pd.read_csv(path))
     lines = ["## Published beside reproduced", "", summary_line(s) + ".", ""]
     if s["differs"]:
         lines += ["Cells that differ:", ""] + [
@@ -162,5 +171,4 @@ def claims_sections(ctx, results) -> list[list[str]]:
         lines += [f"Series beyond the Bonferroni bound (|Stouffer z| > {s['series_bound']:.2f}):", ""] + [
             f"- {d['experiment']} {d['algorithm']}: Stouffer z = {float(d['stouffer_z']):.2f} over "
             f"{int(d['cells'])} cells" for d in s["series_beyond"]] + [""]
-    sections.append(lines)
-    return sections
+    return lines, s
