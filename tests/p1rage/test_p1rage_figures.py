@@ -168,11 +168,21 @@ def test_theorem1_inside_the_canvas_with_integer_budget_ticks(curves_table):
     assert np.all(ticks == np.round(ticks))
 
 
+def visible_y_labels(fig, ax):
+    outside_canvas(fig)    # draws it
+    low, high = ax.get_ylim()
+    return [t.get_text() for t in ax.get_yticklabels() if t.get_text() and low <= t.get_position()[1] <= high]
+
+
 def test_log_axes_have_plain_number_ticks(curves_table):
     fig = build_figure("curves_gap", curves_table, "t", "s")
-    fig.canvas.draw()
-    labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
-    assert labels and not any("times" in lab or "^" in lab for lab in labels), labels
+    for ax in fig.axes:
+        labels = visible_y_labels(fig, ax)
+        assert len(labels) >= 2 and not any("times" in lab or "^" in lab for lab in labels), labels
+    # A panel within less than a decade (Yahoo! on the stand-in: 0.2-0.7) still has labelled ticks.
+    narrow = make_table({"G-BAI": [350, 330, 340, 320], "Peace": [250, 300, 500, 700]}, XS)
+    fig = build_figure("curves", narrow, "t", "s")
+    assert len(visible_y_labels(fig, fig.axes[0])) >= 2
 
 
 def test_figure_products_on_a_synthetic_world(tmp_path, monkeypatch):
@@ -203,3 +213,14 @@ def test_figure_products_on_a_synthetic_world(tmp_path, monkeypatch):
     titles = [ax.get_title() for fig in drawn for ax in fig.axes]
     assert "switch at T/3" in titles
     assert any("synthetic stand-in for R6A" in t for t in subtitles)
+
+
+def test_planted_bug_decade_ticks_only_is_caught(monkeypatch):
+    """Planted bug: decade ticks only (the first port's Fig. 2b had no labelled y tick)."""
+    from linbandits.studies.p1rage import figures
+
+    real = figures.log_y
+    monkeypatch.setattr(figures, "log_y", lambda ax, wide=(1.0,), narrow=None: real(ax, wide, narrow=wide))
+    narrow = make_table({"G-BAI": [350, 330, 340, 320], "Peace": [250, 300, 500, 700]}, XS)
+    fig = build_figure("curves", narrow, "t", "s")
+    assert len(visible_y_labels(fig, fig.axes[0])) < 2

@@ -96,15 +96,33 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
         # One legend entry explains every hollow marker on the axes.
         ax.plot([], [], linestyle="none", marker="o", markerfacecolor="white",
                 markeredgecolor="0.3", label=ZERO_FLOOR_LABEL)
-    use_log_y(ax)
+    ax.set_yscale("log")
+    bottom, top = ax.get_ylim()
+    ax.set_ylim(bottom, min(top, 1.5))  # probabilities stop at 1
+    log_y(ax)
     if logx:
         use_log_x(ax)
     else:
-        integer_ticks(ax)
-    bottom, top = ax.get_ylim()
-    ax.set_ylim(bottom, min(top, 1.5))  # probabilities stop at 1
+        integer_x(ax, table["x"])
     ax.set_xlabel(xlabel)
     ax.set_ylabel("error probability")
+
+
+def log_y(ax, wide=(1.0,), narrow=(1.0, 2.0, 3.0, 5.0)) -> None:
+    """Log y with plain-number ticks: at `wide` x 10^k, or at 1, 2, 3, 5 x 10^k where the panel spans
+    less than a decade and a half (a Yahoo! panel at 0.2-0.7 would have no labelled tick)."""
+    ax.set_yscale("log")
+    bottom, top = ax.get_ylim()
+    use_log_y(ax, subs=narrow if top / bottom < 30 else wide)
+
+
+def integer_x(ax, x) -> None:
+    """Whole-number ticks on a short integer axis (s = 0..9); a long one (T, L in the hundreds)
+    keeps matplotlib's round steps, which are whole numbers already and not crowded."""
+    x = np.asarray(x, float)
+    x = x[np.isfinite(x)]
+    if x.size and np.all(x == np.round(x)) and x.max() - x.min() <= 20:
+        integer_ticks(ax)
 
 
 def min_gap_by_x(table_or_summaries) -> pd.Series:
@@ -133,11 +151,11 @@ def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> Non
     gaps = min_gap_by_x(table_or_summaries)
     ax.plot(gaps.index.to_numpy(), gaps.to_numpy(), color="black", marker=".",
             gid="min-gap")
-    use_log_y(ax, subs=(1.0, 2.0, 5.0))
+    log_y(ax, wide=(1.0, 2.0, 5.0))
     if logx:
         use_log_x(ax)
     else:
-        integer_ticks(ax)
+        integer_x(ax, gaps.index)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(GAP_LABEL)
 

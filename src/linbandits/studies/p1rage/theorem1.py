@@ -16,9 +16,8 @@ def build_theorem1(table, summaries, subtitle: str = "", note: str = ""):
     import matplotlib
     from matplotlib.figure import Figure
 
-    from linbandits.plotting import (STYLE, add_figure_legend, integer_ticks, mark_preview, set_panel_title,
-                                     use_log_y)
-    from linbandits.studies.p1rage.figures import algorithm_style
+    from linbandits.plotting import STYLE, add_figure_legend, mark_preview, set_panel_title
+    from linbandits.studies.p1rage.figures import algorithm_style, integer_x, log_y
 
     g = table[table["algorithm"] == "G-BAI"].sort_values("x")
     inst = sorted(summaries, key=lambda s: s["T"])
@@ -35,8 +34,8 @@ def build_theorem1(table, summaries, subtitle: str = "", note: str = ""):
                         color=colour, alpha=0.2, linewidth=0)
         ax.plot(T, bound, "k--", label=r"bound $K\,e^{-T\Delta^2/(12d)}$")
         ax.axhline(1.0, color="grey", lw=0.8)
-        use_log_y(ax)
-        integer_ticks(ax)
+        log_y(ax)
+        integer_x(ax, g["x"])
         ax.set_xlabel("budget T")
         ax.set_ylabel("error probability")
         set_panel_title(ax, "Theorem 1 on the stationary Soare series", subtitle or None)
