@@ -154,3 +154,26 @@ def test_a_batch_writes_what_its_commands_write_one_by_one(tmp_path, p1_instance
     assert main(["batch", bad, command("Peace", tmp_path / "failed")]) == 2
     assert not list((tmp_path / "failed").glob("Peace_*.csv"))
     assert main(["batch", "batch simulate-cells"]) == 2
+
+
+def designs_solved(tmp_path, instance_files, tag):
+    args = ["simulate-cells", "--algorithm", "P1-Peace", "--trials", "20"]
+    for i, f in enumerate(instance_files):
+        args += ["--cell", str(f), "3", str(tmp_path / f"{tag}{i}.csv")]
+    assert main(args) == 0
+    return [json.loads((tmp_path / f"{tag}{i}.json").read_text())["designs_solved"] for i in range(len(instance_files))]
+
+
+def test_the_job_context_of_the_algorithms_study_shares_designs(tmp_path, p1_instances, monkeypatch):
+    """simulate-cells enters the study's Study.job_context (P1-RAGE: sharing_designs) around its cells:
+    the second and third Soare cells (same arms) solve fewer designs than alone. Planted bug: the CLI
+    ignores the hook (a null context); every cell then solves its designs again, and it is caught."""
+    import contextlib
+
+    from linbandits import cli
+
+    soare = [p1_instances[0], p1_instances[2], p1_instances[3]]
+    shared = designs_solved(tmp_path, soare, "shared")
+    monkeypatch.setattr(cli, "job_context", lambda algorithm: contextlib.nullcontext())
+    alone = designs_solved(tmp_path, soare, "alone")
+    assert shared[0] == alone[0] and sum(shared[1:]) < sum(alone[1:])

@@ -172,6 +172,17 @@ def test_outcomes_do_not_depend_on_chunking(name):
         np.testing.assert_array_equal(np.concatenate([p.theta_hat for p in parts]), whole.theta_hat)
 
 
+@pytest.mark.parametrize("name", ["P1-Peace", "Peace", "OD-LinBAI"])
+def test_any_trial_indices_give_each_trial_its_own_outcome(name):
+    """run_many takes any trial indices (study.Algorithm's contract): trials 7, 2, 11 in that order
+    are rows 7, 2, 11 of trials 0..11."""
+    inst = small_instance(False)
+    whole = make_algorithm(name, inst).simulate(5, 12)
+    some = make_algorithm(name, inst).simulate(5, [7, 2, 11])
+    for column in ("recommended", "correct"):
+        np.testing.assert_array_equal(some.columns[column], whole.columns[column][[7, 2, 11]])
+
+
 def test_design_cache_solves_each_set_once():
     cache = DesignCache(random_arms(7))
     keys = np.array([0b111, 0b101, 0b111, 0b11000011, 0b101], dtype=np.int64)
