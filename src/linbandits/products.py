@@ -88,7 +88,7 @@ class Context:
         """The experiments of the published protocol (no switch runs, none built only on request)."""
         from linbandits import pipeline
 
-        return {n: e for n, e in self.experiments.items() if not pipeline.on_request(e)}
+        return {n: e for n, e in self.experiments.items() if not pipeline.on_request(e) and not e.switch_of}
 
     def switch_runs(self) -> dict:
         """The switch experiments the default target builds (config `robustness: true`)."""

@@ -116,3 +116,13 @@ def test_table_product_on_a_synthetic_world(tmp_path, monkeypatch):
             setting = "single" if math.isnan(r.x) else exp.setting_ids()[list(exp.values).index(r.x)]
             first = setting == exp.setting_ids()[0]
             assert r.n_errors == round(holding(name, setting, r.algorithm, first) * 200)
+
+
+def test_the_published_comparison_reads_the_published_experiments_only(tmp_path, monkeypatch):
+    """published_vs_reproduced depends on the published experiments' runs, never on a switch run's
+    (Context.published() leaves switch runs out, as it says)."""
+    monkeypatch.chdir(tmp_path)
+    config = study_config(robustness=True)
+    product = {p.name: p for p in study_products(config, "p1rage")}["published_vs_reproduced"]
+    assert not [f for f in product.inputs if "__" in f]
+    assert any("runs/soare_sto.npz" in f for f in product.inputs)

@@ -31,7 +31,7 @@ def products(ctx) -> list[Product]:
         out.append(Product("table", name, ctx.table_paths(name), [*ctx.runs_files(name), *ctx.summaries(name)],
                            functools.partial(make_table, name=name), caption="p1rage_table",
                            target=exp.opt_in or ""))
-    published = [n for n in ctx.published()]
+    published = list(ctx.published())
     comparison = comparison_paths(ctx)
     out.append(Product("table", PUBLISHED, comparison,
                        [str(PUBLISHED_CSV), *[f for n in published for f in ctx.runs_files(n) + ctx.summaries(n)]],
