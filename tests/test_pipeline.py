@@ -18,12 +18,12 @@ SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yah
 
 
 def rule_study(rule, config):
-    """The study whose experiment a simulate_/instances_ rule runs, or whose experiments a bundled
-    simulate_<study> / instances_<study> rule serves (None for any other rule)."""
+    """The study whose experiment a simulate_/instances_/runs_ rule runs or collects, or whose
+    experiments a bundled simulate_<study> / instances_<study> rule serves (None for any other rule)."""
     for head in ("simulate_", "instances_"):
         if rule.startswith(head) and rule[len(head):] in config["studies"]:
             return rule[len(head):]
-    for head in ("simulate_", "instances_"):
+    for head in ("simulate_", "instances_", "runs_"):
         exp = pipeline.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
         if exp is not None:
             return exp.study
