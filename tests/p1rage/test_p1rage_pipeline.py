@@ -71,8 +71,9 @@ def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full
     before = table.read_bytes()
     victim.unlink()
     # Snakemake rebuilds a missing intermediate only when something
-    # downstream needs it: remove the table too, as an interrupted run would
-    # have left it missing.
+    # downstream needs it: remove the runs file and the table too, as an
+    # interrupted run would have left them missing.
+    (full_run / "results/p1rage/runs/multi_sto.npz").unlink()
     table.unlink()
     jobs = planned_jobs(full_run)
     assert jobs["simulate_multi_sto"] == 1
