@@ -207,7 +207,7 @@ def _interval(p: dict) -> str:
     low, high = p["low"], p["high"]
     if p.get("lower_bound"):
         return f"{fmt(_f(p['value']))} (lower bound: runs at the cap) [{fmt(_f(low))}, inf)"
-    if low == high:
+    if low == high and str(p.get("method", "")).startswith("exact ("):
         return f"{fmt(_f(p['value']))} (exact)"
     return f"{fmt(_f(p['value']))} [{fmt(_f(low))}, {fmt(_f(high))}]"
 
