@@ -58,7 +58,7 @@ def print_overview_counts():
     if not os.path.exists(path):
         return
     try:
-        studies = [study_entry(study_snapshot(s)) for s in STUDIES]
+        studies = [study_entry(study_snapshot(s)) for s in PRODUCT_STUDIES]
     except Exception:  # a partial run: the overview file says the rest
         return
     c = totals(studies)
