@@ -34,7 +34,10 @@ def study_entry(snapshot) -> dict:
 
     config = products.load_config(snapshot)
     (name, section), = config["studies"].items()
-    entry = {"name": name, "paper": section.get("paper", ""), "enabled": section.get("enabled", True),
+    from linbandits import catalogue
+
+    paper = section.get("paper") or catalogue.studies()[name].paper
+    entry = {"name": name, "paper": paper, "enabled": section.get("enabled", True),
              "figures": [], "claims": [], "claims_file": str(Path(snapshot).with_name("claims.md"))}
     if not entry["enabled"]:
         return entry

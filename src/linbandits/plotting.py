@@ -151,8 +151,11 @@ def per_panel(values, n_panels: int, what: str) -> list:
 
 def outside_canvas(fig) -> list[str]:
     """The legends, titles and axis labels of a drawn figure that do not lie inside its canvas."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    painter = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
+    painter.draw()
+    renderer = painter.get_renderer()
     canvas = fig.bbox
     out = []
     items = [("legend", lg) for lg in fig.legends]
