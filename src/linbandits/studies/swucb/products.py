@@ -43,9 +43,9 @@ def products(ctx) -> list[Product]:
                            [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)] + [slopes_csv],
                            functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", name)))
     variation_csv = ctx.table_paths("variation")[0]
-    out.append(claims_product(ctx, TITLE, quantities=QUANTITIES, extra_inputs=[variation_csv],
-                              extras=lambda c: {"variation": c.table_paths("variation")[0]},
-                              intro=INTRO, sections=reference_sections))
+    out += claims_product(ctx, TITLE, quantities=QUANTITIES, extra_inputs=[variation_csv],
+                          extras=lambda c: {"variation": c.table_paths("variation")[0]},
+                          intro=INTRO, sections=reference_sections)
     return out
 
 
