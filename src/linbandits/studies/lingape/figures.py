@@ -103,7 +103,10 @@ def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: s
         n_runs = sorted({p["runs"] for s in series for p in s["points"]})
         runs = "/".join(str(n) for n in n_runs)
         subtitle = f"mean of {runs} runs per point; bars: {100 * level:g}% Student-t interval of the mean"
-        plotting.set_panel_title(ax, spec.get("title", ""), "; ".join(x for x in (subtitle, note) if x))
+        lines = [x for x in (subtitle, note) if x]
+        plotting.set_panel_title(ax, spec.get("title", ""), "\n".join(lines))
+        if len(lines) > 1:      # room for the second subtitle line
+            ax.set_title(spec.get("title", ""), pad=14 + 10 * (len(lines) - 1))
         plotting.add_figure_legend(fig, last_labels=(CENSORED_LABEL, PUBLISHED_LABEL))
         plotting.mark_preview(fig, preview or None)
         plotting.save_figure(fig, stem)
