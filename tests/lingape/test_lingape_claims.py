@@ -18,7 +18,8 @@ REPO_CONFIG = yaml.safe_load(open(__file__.rsplit("/tests/", 1)[0] + "/config/co
 N = 10
 CLAIM_IDS = ["fig1-lingape-superior", "fig1-lingape-beats-oracle", "fig1-adaptive-worse-than-static",
              "fig1-adaptive-forgets", "table1-static-equal", "table1-arm2", "table1-oracle-total", "table1-totals",
-             "det-linear", "rules-similar", "fig2-lingape-better", "fig2-gap-grows", "exp23-adaptive-five-times",
+             "det-linear", "rules-similar", "fig2-lingape-better", "fig2-gap-grows", "exp2-adaptive-five-times",
+             "exp3-adaptive-five-times",
              "fig3-five-times", "fig3-gap-grows", "r6a-bounded"]
 
 
@@ -176,7 +177,8 @@ def test_claims_hold_on_a_paper_like_world(tmp_path, monkeypatch):
     assert sorted((r["choice"], r["value"]) for r in runs) == [("epsilon", "Delta_min/2"), ("form", "scratch"),
                                                                ("rule", "ratio")]
     assert got["fig3-five-times"]["scope"] == "(on the synthetic stand-in for R6A)"
-    assert got["exp23-adaptive-five-times"]["scope"] == "(Exp. 3 on the synthetic stand-in for R6A)"
+    assert got["exp3-adaptive-five-times"]["scope"] == "(on the synthetic stand-in for R6A)"
+    assert got["exp2-adaptive-five-times"]["scope"] == ""
     # the censored XY-adaptive ratio is a lower bound: an open upper end
     part = next(p for p in got["fig1-adaptive-worse-than-static"]["parts"])
     assert part["lower_bound"] and part["high"] == "inf" and "at the pull cap" in part["label"]
@@ -281,9 +283,10 @@ def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, mo
         assert all(p["low"] <= p["mean"] <= p["high"] for s in series for p in s["points"])
     fig1 = drawn["fig1_soare"][1]
     legend = [t.get_text() for t in fig1.legends[0].get_texts()]
-    assert figures.PUBLISHED_LABEL in legend and figures.CENSORED_LABEL in legend
-    notes = [t.get_text() for t in fig1.axes[0].texts]
-    assert "LinGapE (eps = Delta_min/2): 431,119" in notes and "XY-oracle: 2,742,457" in notes
+    assert figures.CENSORED_LABEL in legend
+    for published in ("Table 1, XY-static: 12,758,934", "Table 1, XY-oracle: 2,742,457",
+                      "Table 1, LinGapE (eps = Delta_min/2): 431,119"):
+        assert published in legend, legend
     # one colour per algorithm: LinGapE's switch runs keep its colour
     colours = {c.get_label(): c.lines[0].get_color() for c in fig1.axes[0].containers}
     lingape = {c for label, c in colours.items() if label.startswith("LinGapE")}

@@ -20,8 +20,7 @@ PALETTE = {"LinGapE": ("#d62728", "o"), "XY-static": ("#1f77b4", "s"), "XY-adapt
            "XY-oracle": ("#9467bd", "D")}
 SWITCH_STYLES = ("--", ":", "-.")
 CENSORED_LABEL = "lower bound: runs at the pull cap"
-PUBLISHED_LABEL = "published (Table 1, d = 5, one run)"
-WIDTH = 6.4
+WIDTH = 7.4
 
 
 def figure_series(ctx, spec) -> list[dict]:
@@ -71,12 +70,16 @@ def draw_series(ax, series: dict) -> None:
         ax.plot(x[cens], mean[cens], "^", color=colour, markersize=9, markerfacecolor="none", label=CENSORED_LABEL)
 
 
+def published_label(label: str, total: int) -> str:
+    return f"Table 1, {label}: {total:,}"
+
+
 def draw_published(ax, x, totals: dict) -> None:
-    """Table 1's totals at d = 5, each named beside its marker."""
-    plotting.mark_published(ax, [x] * len(totals), list(totals.values()), label=PUBLISHED_LABEL)
+    """Table 1's totals at d = 5, each a cross in its algorithm's colour, named in the legend."""
     for label, total in totals.items():
-        ax.annotate(f"{label}: {total:,}", xy=(x, total), xytext=(-7, 0), textcoords="offset points", va="center",
-                    ha="right", fontsize=6.5, color="0.15")
+        plotting.mark_published(ax, [x], [total], label=published_label(label, total))
+        colour, _ = plotting.algorithm_style(label.split(" (")[0], PALETTE)
+        ax.lines[-1].set_markerfacecolor(colour)
 
 
 def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: str, published=None,
@@ -107,7 +110,8 @@ def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: s
         plotting.set_panel_title(ax, spec.get("title", ""), "\n".join(lines))
         if len(lines) > 1:      # room for the second subtitle line
             ax.set_title(spec.get("title", ""), pad=14 + 10 * (len(lines) - 1))
-        plotting.add_figure_legend(fig, last_labels=(CENSORED_LABEL, PUBLISHED_LABEL))
+        plotting.add_figure_legend(fig, last_labels=(CENSORED_LABEL,) + tuple(
+            published_label(label, total) for label, total in (published[1].items() if published else ())))
         plotting.mark_preview(fig, preview or None)
         plotting.save_figure(fig, stem)
         return fig
