@@ -26,7 +26,6 @@ PUBLISHED_SETTING = {
                 "rule, seed 0) with epsilon = Delta_min/2, a line commented out in their stored file; with "
                 "epsilon = 0, the paper's text, the same seed stops at 1,015,526"),
 }
-LINGAPE_PUBLISHED_TOTAL_EPS0 = 1015526
 
 
 def products(ctx) -> list[Product]:
