@@ -12,8 +12,8 @@ from linbandits import pipeline
 from linbandits.claims import VERDICTS
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
-# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments (simulate_<study>,
-# instances_<study> when bundled).
+# shared simulate_<experiment> / instances_<experiment> / runs_<experiment> rule of one of its experiments
+# (simulate_<study>, instances_<study> when bundled).
 SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc"}
 
 
@@ -23,7 +23,7 @@ def rule_study(rule, config):
     for head in ("simulate_", "instances_"):
         if rule.startswith(head) and rule[len(head):] in config["studies"]:
             return rule[len(head):]
-    for head in ("simulate_", "instances_"):
+    for head in ("simulate_", "instances_", "runs_"):
         exp = pipeline.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
         if exp is not None:
             return exp.study
