@@ -39,3 +39,7 @@ rule all:
     default_target: True
     input:
         all_inputs,
+
+
+onsuccess:
+    print_overview_counts()

@@ -1,26 +1,48 @@
-"""The overview page's command (the pipeline's `overview` rule is a shell job calling it)."""
+"""The overview page's command: the studies of a run, their figures, verdicts, robustness and causes."""
 import json
+from pathlib import Path
+
+import yaml
 
 from linbandits import cli
-from linbandits.overview import render_overview
+from linbandits.overview import render_overview, study_entry
+
+TEST_CONFIG = yaml.safe_load((Path(__file__).parents[1] / ".test/config/config.yaml").read_text())
 
 
-def test_overview_command_writes_the_rendered_page(tmp_path):
-    claims = tmp_path / "claims.json"
-    claims.write_text(json.dumps({"claims": [{"id": "C1", "figure": "Fig. 1", "verdict": "holds"}]}))
-    studies = [{"name": "a", "paper": "Paper A", "enabled": True, "claims": str(claims),
-                "figures": ["figures/a/f.pdf"]},
-               {"name": "b", "paper": "Paper B", "enabled": False, "claims": None, "figures": []}]
+def snapshot(tmp_path, study, enabled=True, claims=None) -> str:
+    top = {k: v for k, v in TEST_CONFIG.items() if k != "studies"}
+    section = {**TEST_CONFIG["studies"][study], "enabled": enabled, "paper": f"Paper {study}"}
+    folder = tmp_path / "results" / study
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text(yaml.safe_dump({**top, "studies": {study: section}}))
+    if claims is not None:
+        (folder / "claims.json").write_text(json.dumps({"study": study, "claims": claims}))
+    return str(folder / "config.yaml")
+
+
+def test_overview_lists_verdicts_robustness_and_causes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    claims = [{"id": "C1", "figure": "Fig. 1", "verdict": "does not hold", "scope": "at n = 400",
+               "cause": "its scope: measured at n = 400",
+               "robustness": {"status": "depends", "text": "depends on horizon (400: does not hold; 800: holds)"}},
+              {"id": "C2", "figure": "Fig. 2", "verdict": "holds", "robustness": {"status": "robust", "text": "robust"}}]
+    oam = snapshot(tmp_path, "oam", claims=claims)
+    swucb = snapshot(tmp_path, "swucb", enabled=False)
     out = tmp_path / "overview.md"
-    assert cli.main(["overview", "--studies", json.dumps(studies), "--preview", "--out", str(out)]) == 0
+    assert cli.main(["overview", "--study", oam, "--study", swucb, "--preview", "--out", str(out)]) == 0
     text = out.read_text()
-    assert text == render_overview(studies, preview=True)
-    assert "PREVIEW" in text and "| `a` | Paper A | 1 | 1 | 1 |" in text
+    assert text == render_overview([study_entry(oam), study_entry(swucb)], preview=True)
+    assert "PREVIEW" in text
+    assert "| `oam` | Paper oam | 2 | 2 | 1 | 1 | 0 | 0 | 0 | 1 |" in text      # two figures in the tiny config
+    assert "**does not hold at n = 400** | depends on horizon" in text and "its scope: measured at n = 400" in text
+    assert "| `swucb` | Paper swucb | - |" in text and "`enabled: false`" in text
 
 
-def test_overview_command_refuses_bad_json_in_one_line(tmp_path, capsys):
-    code = cli.main(["overview", "--studies", "[{", "--out", str(tmp_path / "o.md")])
-    assert code == 2
+def test_a_missing_claims_file_is_one_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    oam = snapshot(tmp_path, "oam")
+    assert cli.main(["overview", "--study", oam, "--out", str(tmp_path / "o.md")]) == 2
     err = capsys.readouterr().err.strip()
-    assert "--studies is not valid JSON" in err and len(err.splitlines()) == 1
+    assert "claims.json does not exist" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "o.md").exists()

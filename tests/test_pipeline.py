@@ -12,14 +12,14 @@ from linbandits import pipeline
 from linbandits.claims import VERDICTS
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
-# shared simulate_<experiment> / instances_<experiment> rule of one of its experiments (simulate_<study>,
-# instances_<study> when bundled).
+# shared simulate_<experiment> / instances_<experiment> / runs_<experiment> rule of one of its experiments
+# (simulate_<study>, instances_<study> when bundled).
 SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc"}
 
 
 def rule_study(rule, config):
-    """The study whose experiment a simulate_/instances_/runs_ rule runs or collects, or whose
-    experiments a bundled simulate_<study> / instances_<study> rule serves (None for any other rule)."""
+    """The study whose experiment a simulate_/instances_ rule runs, or whose experiments a bundled
+    simulate_<study> / instances_<study> rule serves (None for any other rule)."""
     for head in ("simulate_", "instances_"):
         if rule.startswith(head) and rule[len(head):] in config["studies"]:
             return rule[len(head):]

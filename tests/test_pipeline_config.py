@@ -171,7 +171,7 @@ def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(
         for path in pipeline.instance_inputs(config, exp):
             if exp.instance in catalogue.family_names():
                 assert path in writers, f"{name} reads {path}, which no instance job writes"
-    rexp3, fig1 = exps["swucb_fig1_rexp3"], exps["swucb_fig1"]
+    rexp3, fig1 = exps["swucb_fig1__rexp3"], exps["swucb_fig1"]
     assert pipeline.instance_outputs(config, rexp3, "npz") == []
     assert pipeline.instance_inputs(config, rexp3) == pipeline.instance_inputs(config, fig1)
     # fig2 differs from fig1 only in its budget setting: its own files
@@ -182,8 +182,9 @@ def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(
             assert all(not exps[writers[p]].ablation_of for p in pipeline.instance_inputs(config, exp) if p in writers)
     # a changed setting is a different instance
     changed = copy.deepcopy(config)
-    changed["studies"]["swucb"]["experiments"]["swucb_fig1_rexp3"]["settings"]["budget"] = "cuberoot"
-    moved = pipeline.experiments(changed)["swucb_fig1_rexp3"]
+    rexp3_row = [sw for sw in changed["studies"]["swucb"]["switches"] if sw["name"] == "rexp3"][0]
+    rexp3_row["settings"] = {"budget": "cuberoot"}
+    moved = pipeline.experiments(changed)["swucb_fig1__rexp3"]
     assert pipeline.instance_inputs(changed, moved) == pipeline.instance_inputs(changed, pipeline.experiments(changed)["swucb_fig2"])
 
 

@@ -1,1 +1,35 @@
+"""linbandits: reproducible replications of five papers on (non-)stationary linear bandits.
+
+The Python API (docs/api.md): `build_instance(family, settings)`, `make_algorithm(name, instance,
+options)` and the algorithm's `simulate(seed, trials)`, where trials is a count n (trials 0..n-1) or a
+range of trial indices; `instance_families()` and `algorithm_names()` list what exists.
+"""
 __version__ = "0.1.0"
+
+__all__ = ["build_instance", "make_algorithm", "algorithm_names", "instance_families", "__version__"]
+
+
+def build_instance(family: str, settings: dict | None = None):
+    """An instance of a family (e.g. "soare_sto"); settings override the published defaults."""
+    from linbandits.catalogue import build_instance as build
+
+    return build(family, settings)
+
+
+def make_algorithm(name: str, instance, options: dict | None = None):
+    """An algorithm (e.g. "P1-RAGE") on an instance; options override its defaults."""
+    from linbandits.catalogue import make_algorithm as make
+
+    return make(name, instance, options)
+
+
+def algorithm_names() -> list[str]:
+    from linbandits.catalogue import algorithm_names as names
+
+    return names()
+
+
+def instance_families() -> list[str]:
+    from linbandits.catalogue import family_names
+
+    return family_names()

@@ -86,11 +86,15 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
     started, cpu_started = time.perf_counter(), time.process_time()
     last = [started]
 
+    where = cell_label(out, instance)
+
     def progress(done, total):
         now = time.perf_counter()
         if now - last[0] > 10 or done == total:
             last[0] = now
-            print(f"[{name}] {done}/{total} trials, {now - started:.1f} s", file=sys.stderr, flush=True)
+            spent = now - started
+            eta = "done" if done == total else f"ETA {spent / max(done, 1) * (total - done):.0f} s"
+            print(f"[{name} | {where}] {done}/{total} trials, {spent:.1f} s, {eta}", file=sys.stderr, flush=True)
 
     trials = np.arange(first_trial, first_trial + n_trials, dtype=np.int64)
     records = algorithm.simulate(seed, trials, progress=progress)
@@ -122,6 +126,14 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
     if curves:
         write_npz(curves, {"trial": trials, **{k: np.asarray(v) for k, v in records.curves.items()}})
     write_text_atomic(out, "\n".join(lines) + "\n")
+
+
+def cell_label(out, instance) -> str:
+    """What a progress line names: the experiment and setting of a pipeline cell, else the instance."""
+    parts = Path(out).parts
+    if len(parts) >= 5 and parts[-5] == "raw":      # .../raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.csv
+        return f"{parts[-4]}/{parts[-3]} {Path(out).stem}"
+    return getattr(instance, "name", "") or str(out)
 
 
 def cmd_simulate(args) -> int:

@@ -1,53 +1,103 @@
-"""The overview page: every study of the config, its paper, its figures and its claims' verdicts."""
+"""The overview page: every study of the run, its paper, its figures and every claim's verdict,
+with the verdict's robustness to the protocol choices the paper leaves open and, where a claim
+does not hold, what the evidence points to.
+
+    linbandits overview --study results/<study>/config.yaml ... --out results/overview.md
+
+Each study is named by its config snapshot (written by the workflow); its claims are read from
+results/<study>/claims.json beside it. A study whose section says `enabled: false` is listed as
+not built.
+"""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from linbandits.atomic import write_text_atomic
-from linbandits.claims import VERDICTS, counts, read_claims_json
+from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
+from linbandits.claims.report import DEPENDS, counts, verdict_phrase
+from linbandits.errors import UserError
+
+
+def read_json(path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path} does not exist; rerun the study's claims rule") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is not valid JSON ({exc}); delete it and rerun") from None
+
+
+def study_entry(snapshot) -> dict:
+    """What the overview says of one study, from its config snapshot and its claims file."""
+    from linbandits import products
+
+    config = products.load_config(snapshot)
+    (name, section), = config["studies"].items()
+    from linbandits import catalogue
+
+    paper = section.get("paper") or catalogue.studies()[name].paper
+    entry = {"name": name, "paper": paper, "enabled": section.get("enabled", True),
+             "figures": [], "claims": [], "claims_file": str(Path(snapshot).with_name("claims.md"))}
+    if not entry["enabled"]:
+        return entry
+    entry["figures"] = [p.outputs[0] for p in products.study_products(config, name)
+                        if p.kind == "figure" and not p.target]
+    entry["claims"] = read_json(Path(snapshot).with_name("claims.json"))["claims"]
+    return entry
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def render_overview(studies: list[dict], preview: bool = False) -> str:
-    """studies: [{name, paper, enabled, claims (path or None), figures: [paths]}] in config order."""
-    lines = ["# Overview: the replicated papers", ""]
+    lines = ["# Overview: the replicated papers", "",
+             "Every claim of each paper is judged on the reproduced runs: an estimate with its 95% interval "
+             "against the claim's threshold (**inconclusive** when the interval straddles it), the tests of a "
+             "claim Holm-corrected together, and the verdict judged again under every protocol choice the paper "
+             "leaves open (robustness). Each study's claims file states every estimate.", ""]
     if preview:
-        lines += ["**PREVIEW**: reduced runs (and settings, where the config says), not the published protocol; verdicts are indicative only.", ""]
-    lines += ["| study | paper | figures | claims | " + " | ".join(VERDICTS) + " |",
-              "|---|---|---:|---:|" + "---:|" * len(VERDICTS)]
+        lines += ["**PREVIEW**: reduced runs (and settings, where the config says), not the published protocol; "
+                  "verdicts are indicative only.", ""]
+    lines += ["| study | paper | figures | claims | " + " | ".join(VERDICTS) + " | depend on a choice |",
+              "|---|---|---:|---:|" + "---:|" * (len(VERDICTS) + 1)]
     details = []
     for s in studies:
         if not s["enabled"]:
-            lines.append(f"| `{s['name']}` | {s['paper']} | - | - | " + " | ".join("-" for _ in VERDICTS)
-                         + " |")
+            lines.append(f"| `{s['name']}` | {_cell(s['paper'])} | - | - | " + " | ".join("-" for _ in VERDICTS)
+                         + " | - |")
             details += [f"## {s['name']}", "", f"Not built by the default target (`enabled: false`); "
                         f"`snakemake --cores 2 {s['name']}` builds it.", ""]
             continue
-        claims = read_claims_json(s["claims"])["claims"] if s.get("claims") else []
-        c = counts(claims)
-        lines.append(f"| `{s['name']}` | {s['paper']} | {len(s['figures'])} | {len(claims)} | "
-                     + " | ".join(str(c[v]) for v in VERDICTS) + " |")
-        details += [f"## {s['name']}", "", s["paper"], "", "Figures:", ""]
-        details += [f"- `{f}`" for f in s["figures"]] or ["- (none)"]
-        details += ["", "Claims:", ""]
-        details += [f"- `{r['id']}` ({r.get('figure', '')}): **{r['verdict']}**" for r in claims] or ["- (none)"]
-        if s.get("claims"):
-            details += ["", f"Each claim's quote, test and numbers: `{s['claims'][:-5]}.md`."]
-        details.append("")
+        c = counts(s["claims"])
+        depends = sum(r.get("robustness", {}).get("status") == DEPENDS for r in s["claims"])
+        lines.append(f"| `{s['name']}` | {_cell(s['paper'])} | {len(s['figures'])} | {len(s['claims'])} | "
+                     + " | ".join(str(c[v]) for v in VERDICTS) + f" | {depends} |")
+        details += [f"## {s['name']}", "", s["paper"], "", "Figures: " + (", ".join(f"`{f}`" for f in s["figures"])
+                                                                          or "none"), "",
+                    "| claim | verdict | robustness | what a 'does not hold' points to |", "|---|---|---|---|"]
+        for r in s["claims"]:
+            cause = r.get("cause", "") if r["verdict"] == FAILS_TO_HOLD else ""
+            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}** | "
+                           f"{_cell(r.get('robustness', {}).get('text', ''))} | {_cell(cause)} |")
+        details += ["", f"Each claim's quote, estimates, intervals and tests: `{s['claims_file']}`.", ""]
     return "\n".join(lines + [""] + details).rstrip() + "\n"
 
 
-def write_overview(studies: list[dict], out, preview: bool = False) -> None:
-    write_text_atomic(out, render_overview(studies, preview))
+def totals(studies: list[dict]) -> dict:
+    """Verdict counts over every enabled study (what the run's last lines print)."""
+    return counts([r for s in studies if s["enabled"] for r in s["claims"]])
 
 
 def main(argv=None) -> int:
     import argparse
 
-    from linbandits.errors import json_argument
-
     parser = argparse.ArgumentParser(prog="linbandits overview", description="Write the overview page.")
-    parser.add_argument("--studies", required=True,
-                        help="JSON list of {name, paper, enabled, claims, figures}, in config order")
+    parser.add_argument("--study", action="append", required=True, metavar="CONFIG",
+                        help="a study's config snapshot (results/<study>/config.yaml), in config order")
     parser.add_argument("--preview", action="store_true", help="say that the run counts are reduced")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    write_overview(json_argument(args.studies, "--studies"), args.out, args.preview)
+    write_text_atomic(args.out, render_overview([study_entry(p) for p in args.study], args.preview))
     return 0

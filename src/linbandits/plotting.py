@@ -151,13 +151,11 @@ def per_panel(values, n_panels: int, what: str) -> list:
 
 def outside_canvas(fig) -> list[str]:
     """The legends, titles and axis labels of a drawn figure that do not lie inside its canvas."""
-    if not hasattr(fig.canvas, "get_renderer"):
-        # A Figure built without pyplot (as every study builds them) has no drawing canvas yet.
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        FigureCanvasAgg(fig)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    painter = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
+    painter.draw()
+    renderer = painter.get_renderer()
     canvas = fig.bbox
     out = []
     items = [("legend", lg) for lg in fig.legends]

@@ -90,11 +90,10 @@ class Context:
 
         return {n: e for n, e in self.experiments.items() if not pipeline.on_request(e) and not e.switch_of}
 
-    def switch_runs(self) -> dict:
-        """The switch experiments the default target builds (config `robustness: true`)."""
-        if not self.robustness:
-            return {}
-        return {n: e for n, e in self.experiments.items() if e.switch_of and not e.opt_in}
+    def switch_runs(self, opt_in: bool = False) -> dict:
+        """The switch experiments the default target builds (with `opt_in`: every one, also those an
+        opt-in target builds, e.g. all of them with `robustness: false`)."""
+        return {n: e for n, e in self.experiments.items() if e.switch_of and (opt_in or not e.opt_in)}
 
     def evidence(self, names=None, extras=None):
         from linbandits.claims.evidence import Evidence
@@ -103,10 +102,10 @@ class Context:
         exps = {n: self.experiments[n] for n in names if n in self.experiments}
         return Evidence(exps, self.runs_stem, self.summary_path, extras)
 
-    def switches(self) -> list[dict]:
+    def switches(self, opt_in: bool = False) -> list[dict]:
         """Every switch run as the claims engine reads it: (choice, value, base, switch, merge)."""
         out = []
-        for name, exp in self.switch_runs().items():
+        for name, exp in self.switch_runs(opt_in).items():
             base = self.experiments.get(exp.switch_of)
             if base is None:
                 continue
@@ -131,7 +130,8 @@ def study_products(config: dict, study: str) -> list[Product]:
     if not s.products:
         return []
     ctx = Context(config, study)
-    products = catalogue.resolve(s.products)(ctx)
+    # claims_product returns a list: a study may append it whole rather than extend by it.
+    products = [q for p in catalogue.resolve(s.products)(ctx) for q in (p if isinstance(p, list) else [p])]
     names = [p.name for p in products]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -186,9 +186,12 @@ def claims_table_path(study: str) -> str:
 
 
 def claims_product(ctx: Context, title: str, quantities: dict | None = None, extra_inputs=(), extras=None,
-                   intro=(), sections=None, caption: str = "") -> Product:
+                   intro=(), sections=None, caption: str = "") -> list[Product]:
     """results/<study>/claims.{md,json}: every claim of the study's claims.yaml judged by the engine on
-    the runs of the experiments it reads, and again under every switch run of the choices it names."""
+    the runs of the experiments it reads, and again under every switch run of the choices it names that
+    the default target builds. Where some switch runs are opt-in (costly ones, or all of them with
+    `robustness: false`), results/<study>/robustness.{md,json} judges the claims under every switch run:
+    the `robustness` target builds it."""
     from linbandits.claims import report
     from linbandits.claims.engine import experiments_of
     from linbandits.claims.quantities import QUANTITIES
@@ -196,19 +199,27 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     path = claims_table_path(ctx.study)
     claims = report.load_claims(path, list((ctx.section.get("choices") or {})))
     read = {e for c in claims for e in experiments_of(c)}
-    switches = [sw for sw in ctx.switches() if sw["base"] in read]
-    names = [n for n in ctx.experiments if n in read or n in {sw["switch"] for sw in switches}]
-    names = [n for n in names if not ctx.experiments[n].opt_in]
-    inputs = [path, *[f for n in names for f in ctx.runs_files(n)], *[f for n in names for f in ctx.summaries(n)],
-              *extra_inputs]
     everything = {**QUANTITIES, **(quantities or {})}
 
-    def make(c: Context):
-        evidence = c.evidence(names, extras(c) if extras else None)
-        results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults())
-        more = sections(c, results) if sections else ()
-        head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
-        report.write_claims(results, *c.claims_paths(), study=c.study, title=title, intro=head, sections=more,
-                            level=c.level, choices=c.section.get("choices") or {})
+    def product(name: str, opt_in: bool) -> Product:
+        switches = [sw for sw in ctx.switches(opt_in) if sw["base"] in read]
+        names = [n for n in ctx.experiments if n in read or n in {sw["switch"] for sw in switches}]
+        names = [n for n in names if opt_in or not ctx.experiments[n].opt_in]
+        inputs = [path, *[f for n in names for f in ctx.runs_files(n)],
+                  *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
 
-    return Product("claims", "claims", ctx.claims_paths(), inputs, make, caption=caption or f"{ctx.study}_claims")
+        def make(c: Context):
+            evidence = c.evidence(names, extras(c) if extras else None)
+            results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults())
+            more = sections(c, results) if sections else ()
+            head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
+            report.write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
+                                sections=more, level=c.level, choices=c.section.get("choices") or {})
+
+        return Product("claims", name, ctx.claims_paths(name), inputs, make,
+                       caption=caption or f"{ctx.study}_claims", target="robustness" if opt_in else "")
+
+    out = [product("claims", False)]
+    if any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
+        out.append(product("robustness", True))
+    return out

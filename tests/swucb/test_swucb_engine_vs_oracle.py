@@ -36,7 +36,7 @@ def test_sw_ucb_replays_the_oracle(instance, window):
     alg = make_algorithm("SW-UCB", instance, options)
     w = math.floor((instance.d * instance.T) ** (2 / 3)) if window is None else window
     for trial in (0, 5):
-        fast = alg.run(SEED, trial)
+        fast = alg.trajectory(SEED, trial)
         assert mismatch(fast, oracle_sw_ucb(instance, SEED, trial, w)) == ""
 
 
@@ -44,7 +44,7 @@ def test_sw_ucb_replays_the_oracle(instance, window):
 def test_bob_replays_the_oracle(instance):
     alg = make_algorithm("BOB", instance)
     for trial in (0, 3):
-        fast = alg.run(SEED, trial)
+        fast = alg.trajectory(SEED, trial)
         slow = oracle_bob(instance, SEED, trial)
         assert len(set(slow.blocks)) > 1       # EXP3 really moved between windows
         assert mismatch(fast, slow) == ""
@@ -58,7 +58,7 @@ def test_exp3s_replays_the_oracle(instance):
     gamma = min(1.0, (4 * V * K * math.log(K * T) / ((math.e - 1) ** 2 * T)) ** (1 / 3))
     alg = make_algorithm("EXP3.S", instance)
     for trial in (0, 1):
-        assert mismatch(alg.run(SEED, trial), oracle_exp3s(instance, SEED, trial, gamma, 1.0 / T)) == ""
+        assert mismatch(alg.trajectory(SEED, trial), oracle_exp3s(instance, SEED, trial, gamma, 1.0 / T)) == ""
 
 
 def test_rexp3_replays_the_oracle():
@@ -70,7 +70,7 @@ def test_rexp3_replays_the_oracle():
     gamma = min(1.0, math.sqrt(K * math.log(K) / ((math.e - 1) * batch)))
     alg = make_algorithm("EXP3.S", instance, {"variant": "rexp3"})
     assert alg.batch == batch
-    fast = alg.run(SEED, 2)
+    fast = alg.trajectory(SEED, 2)
     assert mismatch(fast, oracle_exp3s(instance, SEED, 2, gamma, 0.0, batch)) == ""
 
 

@@ -18,9 +18,9 @@ def replay_mismatch(algorithm):
     for trial in (0, 1):
         if algorithm == "SW-UCB":
             w = math.floor((2 * instance.T) ** (2 / 3))
-            problems.append(mismatch(alg.run(SEED, trial), oracle_sw_ucb(instance, SEED, trial, w)))
+            problems.append(mismatch(alg.trajectory(SEED, trial), oracle_sw_ucb(instance, SEED, trial, w)))
         else:
-            problems.append(mismatch(alg.run(SEED, trial), oracle_bob(instance, SEED, trial)))
+            problems.append(mismatch(alg.trajectory(SEED, trial), oracle_bob(instance, SEED, trial)))
     return [p for p in problems if p]
 
 

@@ -46,3 +46,21 @@ wildcard_constraints:
     setting="[A-Za-z0-9_.-]+",
     algorithm="|".join(sorted({a for e in EXPERIMENTS.values() for a in e.algorithms})) or "none",
     chunk=r"\d+-\d+",
+
+
+def print_overview_counts():
+    """After a successful run: where the overview is and how many claims hold (if the run made it)."""
+    import os
+
+    from linbandits.overview import study_entry, totals
+
+    path = f"{PREFIX}results/overview.md"
+    if not os.path.exists(path):
+        return
+    try:
+        studies = [study_entry(study_snapshot(s)) for s in PRODUCT_STUDIES]
+    except Exception:  # a partial run: the overview file says the rest
+        return
+    c = totals(studies)
+    print(f"\nOverview: {path} ({', '.join(f'{n} {v}' for v, n in c.items() if n)} over "
+          f"{sum(len(s['claims']) for s in studies)} claims of {sum(s['enabled'] for s in studies)} studies)\n")

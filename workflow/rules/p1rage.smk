@@ -49,15 +49,19 @@ if any(e.instance == "yahoo" for e in P1_EXPERIMENTS.values()):
 
 
 # `snakemake --cores 2 ablations`: the study's switch runs (its `switches:` table, the former
-# ablations), their tables and figures, and the claims judged under each (the robustness column and
-# section of results/p1rage/claims.md). With `robustness: false` the default target builds none of
-# them and the claims ignore them: run `snakemake --cores 2 --config robustness=true ablations`.
+# ablations), their tables and figures, and the claims judged under each switch run: the robustness
+# column and sections of results/p1rage/claims.md, or, with `robustness: false` (the default target
+# then builds no switch run), results/p1rage/robustness.md.
+P1_SWITCH_RUNS = {n for n, e in P1_EXPERIMENTS.items() if e.switch_of}
+
+
+def p1_reads_switch_runs(product):
+    if product.name in ("claims", "robustness") or product.name in P1_SWITCH_RUNS:
+        return True
+    panels = (P1_CONFIG.get("figures") or {}).get(product.name, {}).get("panels", [])
+    return product.kind == "figure" and any(p["experiment"] in P1_SWITCH_RUNS for p in panels)
+
+
 rule ablations:
     input:
-        [f for n, e in P1_EXPERIMENTS.items() if e.switch_of for f in
-         (f"{PREFIX}results/{P1}/runs/{n}.npz", *pipeline.table_paths(config, e))],
-        [f for p in _products.study_products(config, P1)
-         if p.kind == "figure" and any(panel["experiment"] in P1_EXPERIMENTS and P1_EXPERIMENTS[panel["experiment"]].switch_of
-                                       for panel in (P1_CONFIG.get("figures") or {}).get(p.name, {}).get("panels", []))
-         for f in p.outputs],
-        f"{PREFIX}results/{P1}/claims.md",
+        [f for p in _products.study_products(config, P1) if p1_reads_switch_runs(p) for f in p.outputs],

@@ -107,8 +107,11 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
             keep = {base: set(switched.settings(base)) for base in replacements}
             verdict = judge(claim, switched, quantities, level)["verdict"]
             same = judge(claim, Restricted(evidence, keep), quantities, level)["verdict"]
+            fewer = sorted({(evidence.trials(sw), evidence.trials(base)) for base, (sw, _) in replacements.items()
+                            if evidence.trials(sw) < evidence.trials(base)})
             runs.append({"choice": choice, "value": value, "verdict": verdict, "default_on_same_settings": same,
-                         "experiments": sorted(sw for sw, _ in replacements.values())})
+                         "experiments": sorted(sw for sw, _ in replacements.values()),
+                         "fewer_runs": [f"{a} runs, not {b}" for a, b in fewer]})
     untested = [c for c in choices if c not in found]
     changed = [r for r in runs if r["verdict"] != r["default_on_same_settings"]]
     if changed:
@@ -130,7 +133,8 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
         if mine:
             alts = "; ".join(f"{r['value']}: {r['verdict']}" + (
                 f" (default on the same settings: {r['default_on_same_settings']})"
-                if r["default_on_same_settings"] != default_verdict else "") for r in mine)
+                if r["default_on_same_settings"] != default_verdict else "")
+                + (f" [{', '.join(r['fewer_runs'])}: less power]" if r.get("fewer_runs") else "") for r in mine)
             parts.append(f"depends on {choice} ({default_labels.get(choice, 'default')}: {default_verdict}; {alts})")
     if rob["status"] == ROBUST:
         return "robust to " + ", ".join(f"{c} ({', '.join(r['value'] for r in rob['runs'] if r['choice'] == c)})"
@@ -207,7 +211,7 @@ def _interval(p: dict) -> str:
     low, high = p["low"], p["high"]
     if p.get("lower_bound"):
         return f"{fmt(_f(p['value']))} (lower bound: runs at the cap) [{fmt(_f(low))}, inf)"
-    if low == high:
+    if low == high and str(p.get("method", "")).startswith("exact ("):
         return f"{fmt(_f(p['value']))} (exact)"
     return f"{fmt(_f(p['value']))} [{fmt(_f(low))}, {fmt(_f(high))}]"
 
@@ -266,7 +270,8 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
         lines += ["", f"Robustness: {r['robustness']['text']}.", ""]
         for run in r["robustness"].get("runs", []):
             lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}; "
-                         f"default on the same settings: {run['default_on_same_settings']}")
+                         f"default on the same settings: {run['default_on_same_settings']}"
+                         + (f" ({'; '.join(run['fewer_runs'])})" if run.get("fewer_runs") else ""))
         if r["robustness"].get("runs"):
             lines.append("")
     for section in sections:

@@ -22,10 +22,7 @@ STUDY = Study(
         "bai_armsets": f"{_P}.instance:ArmSetsInstance",
     },
     commands={
-        "lingape-table": (f"{_P}.outputs:main_table", "stopping-time distribution per setting and algorithm"),
-        "lingape-table1": (f"{_P}.outputs:main_table1", "Table 1 (pulls per arm at d = 5) beside the published one"),
-        "lingape-figure": (f"{_P}.figures:main_figure", "a figure of mean stopping times from summary tables"),
         "lingape-yahoo-instance": (f"{_P}.yahoo:main_instance", "Exp. 3 arm sets from the parsed R6A day of May 1"),
-        "lingape-claims": (f"{_P}.claims:main_claims", "check the paper's claims on the reproduced tables"),
     },
+    products=f"{_P}.products:products",
 )

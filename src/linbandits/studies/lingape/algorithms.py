@@ -3,7 +3,7 @@
 Each class drives the compiled pull loops of linbandits.studies.lingape.kernels
 and returns one Records row per run: recommended, correct, stopping_time (every
 pull, the K initial ones included) and pulls_0 .. pulls_{K-1}. Run i reads only
-the streams of (seed, i) (linbandits.studies.lingape.streams) and, for XY-static
+the streams of (seed, i) (linbandits.studies.lingape.streams, through linbandits.streams) and, for XY-static
 and XY-adaptive, reward-free arm sequences that every run shares.
 """
 from __future__ import annotations
@@ -13,8 +13,7 @@ import math
 import numpy as np
 
 from linbandits.errors import UserError
-from linbandits.options import parse_options
-from linbandits.study import Records
+from linbandits.study import Algorithm, Records
 from linbandits.studies.lingape import kernels as kn
 from linbandits.studies.lingape import streams
 from linbandits.studies.lingape.instance import REWARD_GAUSSIAN
@@ -102,14 +101,12 @@ def correct_arm(means: np.ndarray, arm: int, eps: float) -> bool:
     return bool(means[arm] == means.max() or means.max() - means[arm] < eps)
 
 
-class BAIAlgorithm:
-    kinds = KINDS
-    defaults: dict = {}
-    choices: dict = {}
+class BAIAlgorithm(Algorithm):
+    """The study's algorithms run many runs at once (`run_many`): XY-static's runs share one reward-free
+    arm sequence, XY-adaptive's runs share their phase sequences, XY-oracle is computed once per arm set,
+    and LinGapE records the log det A_t points and eps of every run in the sidecar."""
 
-    def __init__(self, instance, **options):
-        self.instance = instance
-        self.options = parse_options(self, options)
+    kinds = KINDS
 
     def records(self, rows, K, info=None) -> Records:
         rows = list(rows)
@@ -132,16 +129,16 @@ class LinGapE(BAIAlgorithm):
                 "max_pulls": 0}
     choices = {"rule": ("greedy", "ratio"), "form": ("paper", "scratch")}
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
-        o = self.options
+    def setup(self) -> None:
+        o, instance = self.options, self.instance
         if not o["lam"] > 0:
             raise UserError(f"LinGapE option lam={o['lam']} must be > 0 (the paper uses 1)")
         o["epsilon"] = epsilon_setting(o["epsilon"])
         self.R = float(o["R"]) if o["R"] is not None else float(instance.noise_scale)
         self.S = float(o["S"]) if o["S"] is not None else float(np.linalg.norm(instance.theta))
 
-    def run(self, seed: int, trial: int):
+    def run_one(self, seed: int, trial: int):
+        """One run's (arm, correct, counts), whether it stopped, its log det A_t points and its eps."""
         inst, o = self.instance, self.options
         X, means = inst.arms(int(trial))
         K = X.shape[0]
@@ -187,10 +184,10 @@ class LinGapE(BAIAlgorithm):
             self._tables = {key: ratio_table(X)}
         return self._tables[key]
 
-    def simulate(self, seed, trials, progress=None) -> Records:
+    def run_many(self, seed, trials, progress=None) -> Records:
         rows, censored, logdets, epsilons = [], [], {}, {}
         for k, trial in enumerate(trials):
-            row, stopped, logdet_at, eps = self.run(seed, int(trial))
+            row, stopped, logdet_at, eps = self.run_one(seed, int(trial))
             rows.append(row)
             logdets[int(trial)] = logdet_at
             epsilons[int(trial)] = eps
@@ -215,9 +212,8 @@ class XYStatic(BAIAlgorithm):
     summary = "Soare et al.'s XY-static allocation, greedy incremental (eq. 5); reward-free arm sequence"
     defaults = {"lam": None, "sigma": None, "max_pulls": 0}
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
-        o = self.options
+    def setup(self) -> None:
+        o, instance = self.options, self.instance
         self.lam = float(o["lam"]) if o["lam"] is not None else instance.default_lam_xy
         self.sigma = float(o["sigma"]) if o["sigma"] is not None else float(instance.noise_scale)
         if self.lam < 0:
@@ -261,7 +257,7 @@ class XYStatic(BAIAlgorithm):
                 out.append((int(rec[r]), True, stop_counts[r].copy()))
         return out
 
-    def simulate(self, seed, trials, progress=None) -> Records:
+    def run_many(self, seed, trials, progress=None) -> Records:
         inst = self.instance
         rows = [None] * len(trials)
         censored = []
@@ -352,16 +348,16 @@ class XYAdaptive(BAIAlgorithm):
     summary = "Soare et al.'s XY-adaptive allocation (eq. 6): phases, reset design, alpha = 0.1"
     defaults = {"alpha": 0.1, "lam": None, "sigma": None, "max_pulls": 0}
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
-        o = self.options
+    def setup(self) -> None:
+        o, instance = self.options, self.instance
         self.lam = float(o["lam"]) if o["lam"] is not None else instance.default_lam_xy
         self.sigma = float(o["sigma"]) if o["sigma"] is not None else float(instance.noise_scale)
         if not 0 < o["alpha"] < 1:
             raise UserError(f"XY-adaptive option alpha={o['alpha']} must lie in (0, 1) (the authors use 0.1)")
         self.sequences = {}
 
-    def run(self, seed: int, trial: int):
+    def run_one(self, seed: int, trial: int):
+        """One run's (arm, correct, counts), whether it stopped, and its phases."""
         inst = self.instance
         X, means = inst.arms(trial)
         K = X.shape[0]
@@ -387,10 +383,10 @@ class XYAdaptive(BAIAlgorithm):
         arm = arms[0] if stopped else int(np.argmax(means * 0 + [a in arms for a in range(K)]))
         return (arm, stopped and correct_arm(means, arm, inst.epsilon), total), stopped, history
 
-    def simulate(self, seed, trials, progress=None) -> Records:
+    def run_many(self, seed, trials, progress=None) -> Records:
         rows, censored, phases = [], [], {}
         for k, trial in enumerate(trials):
-            row, stopped, history = self.run(seed, int(trial))
+            row, stopped, history = self.run_one(seed, int(trial))
             rows.append(row)
             phases[int(trial)] = history
             if not stopped:
@@ -407,10 +403,9 @@ class XYOracle(BAIAlgorithm):
     defaults = {"sigma": None, "max_pulls": 0}
     LAM = 1.0      # A starts at I (the authors' code)
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
+    def setup(self) -> None:
         o = self.options
-        self.sigma = float(o["sigma"]) if o["sigma"] is not None else float(instance.noise_scale)
+        self.sigma = float(o["sigma"]) if o["sigma"] is not None else float(self.instance.noise_scale)
         self.solved = {}
 
     def design(self, X, means):
@@ -432,7 +427,7 @@ class XYOracle(BAIAlgorithm):
                                   self.instance.delta, self.limit(), REFRESH)
         return T, status == kn.STOPPED, p, value
 
-    def simulate(self, seed, trials, progress=None) -> Records:
+    def run_many(self, seed, trials, progress=None) -> Records:
         inst = self.instance
         rows, censored, designs = [], [], {}
         for k, trial in enumerate(trials):

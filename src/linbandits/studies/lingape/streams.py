@@ -1,6 +1,8 @@
 """The random streams of a run: what the fast engine and the plain oracle both read.
 
-Run i of a simulate call with seed S draws
+Run i of a simulate call with seed S draws (through linbandits.streams, the project's one
+helper: generator(S, i, 0) is numpy's Generator of SeedSequence([S, i, 0]), key64 the first
+64-bit word of the same seed sequence)
 - its rewards from numpy's Generator seeded by SeedSequence([S, i, 0]):
   one standard normal per pull (Gaussian rewards) or one uniform per pull
   (+-1 rewards), in pull order, the K initial pulls first;
@@ -13,6 +15,8 @@ Run i of a simulate call with seed S draws
 from __future__ import annotations
 
 import numpy as np
+
+from linbandits import streams
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -41,15 +45,16 @@ def pick_tied(tied: list[int], key: int, n: int) -> int:
 
 
 def noise_rng(seed: int, trial: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([seed, int(trial), STREAM_NOISE]))
+    """The reward draws of run `trial`: SeedSequence([seed, trial, 0])."""
+    return streams.generator(seed, int(trial), STREAM_NOISE)
 
 
 def run_tie_key(seed: int, trial: int) -> int:
-    """Tie stream of one run (LinGapE's greedy rule)."""
-    return int(np.random.SeedSequence([seed, int(trial), STREAM_TIES]).generate_state(1, np.uint64)[0])
+    """Tie stream of one run (LinGapE's greedy rule): SeedSequence([seed, trial, 1])."""
+    return streams.key64(seed, int(trial), STREAM_TIES)
 
 
 def shared_tie_key(seed: int, arm_set_mask: int = 0) -> int:
-    """Tie stream shared by every run: XY-static (mask 0) and XY-adaptive (one per active set)."""
-    return int(np.random.SeedSequence([seed, STREAM_SHARED_TIES, int(arm_set_mask)])
-               .generate_state(1, np.uint64)[0])
+    """Tie stream shared by every run: XY-static (mask 0) and XY-adaptive (one per active set):
+    SeedSequence([seed, 2, mask]) (2 sits where a run's index sits in the other streams)."""
+    return streams.key64(seed, STREAM_SHARED_TIES, int(arm_set_mask))

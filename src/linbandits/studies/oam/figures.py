@@ -37,11 +37,13 @@ def draw_panel(ax, panel: dict) -> None:
     ref = panel["C"] * np.log(t)
     ax.plot(t, ref, color="black", linestyle=":", linewidth=1.1, label=REFERENCE_LABEL)
     # The reference may dwarf the curves (C = 3220 on the circle): keep the curves readable.
-    ax.set_ylim(0, 1.08 * max(top, 1e-9) if ref[-1] > 3 * top else None)
+    clipped = ref[-1] > 3 * top
+    ax.set_ylim(0, 1.08 * max(top, 1e-9) if clipped else None)
     ax.set_xlim(0, horizon)
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret")
-    note = f"C = {panel['C']:.4g}, C log n = {panel['C'] * np.log(horizon):.4g}; {n_runs} runs"
+    note = (f"C = {panel['C']:.4g}, C log n = {panel['C'] * np.log(horizon):.4g}"
+            f"{' (off scale)' if clipped else ''}; mean +- 1 s.e. of {n_runs} runs")
     set_panel_title(ax, panel["title"], note)
 
 

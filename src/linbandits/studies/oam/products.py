@@ -31,7 +31,7 @@ def products(ctx) -> list[Product]:
         out.append(Product("figure", name, ctx.figure_paths(name),
                            [f for n in used if n in exps for f in ctx.runs_files(n)] + [bounds[0]],
                            functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", "")))
-    out.append(claims_product(ctx, TITLE))
+    out += claims_product(ctx, TITLE)
     return out
 
 

@@ -48,8 +48,8 @@ def products(ctx) -> list[Product]:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
                            [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
                            caption="p1rage_thm1"))
-    out.append(claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections, intro=INTRO,
-                              caption="p1rage_claims"))
+    out += claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections, intro=INTRO,
+                          caption="p1rage_claims")
     return out
 
 

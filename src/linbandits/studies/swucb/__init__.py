@@ -13,9 +13,5 @@ STUDY = Study(
         "EXP3.S": f"{_S}.algorithms:EXP3S",
     },
     families={"swucb_sinusoid": f"{_S}.instances:swucb_sinusoid"},
-    commands={
-        "swucb-tables": (f"{_S}.results:main_tables", "regret, slope, ratio and variation tables from the runs"),
-        "swucb-figure": (f"{_S}.figures:main_figure", "log-log regret vs T figure (Figs. 1-2)"),
-        "swucb-claims": (f"{_S}.claims:main_claims", "check the paper's claims C1-C5 on the tables"),
-    },
+    products=f"{_S}.products:products",
 )

@@ -1,7 +1,8 @@
-"""SW-UCB, BOB and EXP3.S as algorithms of the product (the `simulate` contract).
+"""SW-UCB, BOB and EXP3.S as algorithms of the product (`linbandits.study.Algorithm`).
 
-Each `simulate(seed, trials)` returns one row per run with `regret`, the
-cumulative dynamic pseudo-regret at T: sum_t (max_k x_k.theta_t - x_{I_t}.theta_t).
+Each `run(seed, trial)` is one run with the column `regret`, the cumulative dynamic
+pseudo-regret at T: sum_t (max_k x_k.theta_t - x_{I_t}.theta_t); `trajectory(seed, trial)`
+is the same run in full (every arm, BOB's block windows), for the exact replays.
 Constants not in the file: lam = S = 1, delta = 1/T (spec section 5);
 R = noise_sd and L = max_k ||x_k|| come from the file.
 """
@@ -12,8 +13,7 @@ import functools
 import numpy as np
 
 from linbandits.errors import UserError
-from linbandits.options import parse_options
-from linbandits.study import Records
+from linbandits.study import Algorithm, Run
 from linbandits.studies.swucb import engine, tuning
 from linbandits.studies.swucb.instances import bgz_variation, instance_budget
 
@@ -25,27 +25,27 @@ def _positive(algo, key):
     return float(value)
 
 
-class _Base:
+class _Base(Algorithm):
     kinds = ("linear",)
     choices: dict = {}
 
-    def __init__(self, instance, **options):
-        self.options = parse_options(self, options)
-        self.instance = instance
-        self.problem = engine.Problem.of(instance)
+    def setup(self) -> None:
+        self.problem = engine.Problem.of(self.instance)
         self._eta = np.empty((self.problem.T, self.problem.K))   # every run's noise matrix, refilled
+        self.tune()
 
-    def run(self, seed: int, trial: int) -> engine.Run:
+    def tune(self) -> None:
+        """The algorithm's constants for this instance and options."""
+
+    def trajectory(self, seed: int, trial: int) -> engine.Trajectory:
         eta = engine.noise_matrix(self.instance, seed, trial, out=self._eta)
         return self.run_on(eta, functools.partial(engine.algorithm_rng, self.name, seed, trial))
 
-    def simulate(self, seed, trials, progress=None) -> Records:
-        regret = np.empty(len(trials))
-        for n, trial in enumerate(trials):
-            regret[n] = self.run(seed, int(trial)).regret
-            if progress is not None:
-                progress(n + 1, len(trials))
-        return Records(columns={"regret": regret}, info={"tuning": self.tuning()})
+    def run(self, seed: int, trial: int) -> Run:
+        return Run(columns={"regret": self.trajectory(seed, trial).regret})
+
+    def info(self) -> dict:
+        return {"tuning": self.tuning()}
 
 
 class SWUCB(_Base):
@@ -53,16 +53,15 @@ class SWUCB(_Base):
     summary = "sliding-window linear UCB (Cheung et al. 2019, Alg. 1); window agnostic|known|eq12|corrected|N"
     defaults = {"window": "agnostic", "lam": 1.0, "S": 1.0}
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
-        p = self.problem
+    def tune(self) -> None:
+        p, instance = self.problem, self.instance
         self.lam = _positive(self, "lam")
         rule = tuning.parse_window(self.options["window"])
         self.w = tuning.sliding_window(rule, p.T, p.d, instance_budget(instance))
         self.beta = tuning.confidence_radius(self.w, p.d, p.noise_sd, p.L, self.lam, float(self.options["S"]),
                                              1.0 / p.T)
 
-    def run_on(self, eta, rng_factory, trace=None, check=False) -> engine.Run:
+    def run_on(self, eta, rng_factory, trace=None, check=False) -> engine.Trajectory:
         return engine.run_sw_ucb(self.problem, self.w, self.beta, self.lam, eta, rng_factory, trace, check)
 
     def tuning(self) -> dict:
@@ -74,12 +73,11 @@ class BOB(_Base):
     summary = "bandit-over-bandit: EXP3 over SW-UCB windows per block (Cheung et al. 2019, Alg. 2)"
     defaults = {"lam": 1.0, "S": 1.0}
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
+    def tune(self) -> None:
         self.lam = _positive(self, "lam")
         self.plan = engine.BOBPlan.of(self.problem, self.lam, float(self.options["S"]))
 
-    def run_on(self, eta, rng_factory) -> engine.Run:
+    def run_on(self, eta, rng_factory) -> engine.Trajectory:
         return engine.run_bob(self.problem, self.plan, self.lam, eta, rng_factory)
 
     def tuning(self) -> dict:
@@ -94,9 +92,8 @@ class EXP3S(_Base):
     defaults = {"variant": "exp3s", "variation": "instance"}
     choices = {"variant": ("exp3s", "rexp3"), "variation": ("instance", "budget")}
 
-    def __init__(self, instance, **options):
-        super().__init__(instance, **options)
-        p = self.problem
+    def tune(self) -> None:
+        p, instance = self.problem, self.instance
         if self.options["variation"] == "budget":
             V = instance_budget(instance)
             if V is None:
@@ -112,7 +109,7 @@ class EXP3S(_Base):
             self.batch, self.alpha = 0, 1.0 / p.T
             self.gamma = tuning.exp3s_gamma(p.T, p.K, V)
 
-    def run_on(self, eta, rng_factory) -> engine.Run:
+    def run_on(self, eta, rng_factory) -> engine.Trajectory:
         return engine.run_exp3s(self.problem, self.gamma, self.alpha, self.batch, eta, rng_factory)
 
     def tuning(self) -> dict:

@@ -1,10 +1,11 @@
 """One run of SW-UCB, BOB or EXP3.S: random streams, state, and the calls into the kernels.
 
-Streams (spec section 3, DEFAULT): run `trial` of a job seeded `seed` draws
-its noise matrix eta[t, k] (T x K) from SeedSequence([seed, trial, 0]), the
-same for every algorithm of the setting, so all series of a repetition see
-the same noise; the algorithm's own draws come from
-SeedSequence([seed, trial, tag of the algorithm]):
+Streams (spec section 3, DEFAULT; linbandits.streams): run `trial` of a job
+seeded `seed` draws its noise matrix eta[t, k] (T x K) from
+generator(seed, trial, 0) = SeedSequence([seed, trial, 0]), the same for every
+algorithm of the setting (and for every switch run of the experiment, which
+has the base's seeds), so all series of a repetition see the same noise; the
+algorithm's own draws come from generator(seed, trial, tag of the algorithm):
   SW-UCB  the tie-breaking uniforms, used one per tie, in order;
   BOB     one uniform per block (the window index, by inverse CDF), then the
           tie-breaking uniforms of its SW-UCB;
@@ -18,6 +19,7 @@ import math
 import numpy as np
 
 from linbandits.errors import UserError
+from linbandits.streams import generator
 from linbandits.studies.swucb import kernels, tuning
 
 NOISE_TAG = 0
@@ -30,7 +32,7 @@ def noise_matrix(instance, seed: int, trial: int, out: np.ndarray | None = None)
 
     `out` (T x K floats) is filled instead of a new array: a run at T = 240000 would otherwise
     map, fault in and free 3.8 MB; the values are the same either way."""
-    rng = np.random.default_rng([int(seed), int(trial), NOISE_TAG])
+    rng = generator(seed, trial, NOISE_TAG)
     shape = (instance.T, instance.K)
     if instance.noise == "bounded":
         return 2.0 * rng.integers(0, 2, size=shape).astype(float) - 1.0
@@ -40,7 +42,7 @@ def noise_matrix(instance, seed: int, trial: int, out: np.ndarray | None = None)
 
 
 def algorithm_rng(name: str, seed: int, trial: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed), int(trial), ALGORITHM_TAGS[name]])
+    return generator(seed, trial, ALGORITHM_TAGS[name])
 
 
 @dataclasses.dataclass
@@ -74,7 +76,9 @@ class Problem:
 
 
 @dataclasses.dataclass
-class Run:
+class Trajectory:
+    """One run in full: its regret at T and every arm played (what the exact replays compare)."""
+
     regret: float
     arms: np.ndarray
     block_choices: np.ndarray | None = None   # BOB: the EXP3 arm j of every block
@@ -110,7 +114,7 @@ def _rounds(problem, state, eta, t0, t1, w, beta, lam, tie_u, regret, arms, trac
 
 
 def run_sw_ucb(problem: Problem, w: int, beta: float, lam: float, eta, rng_factory, trace=None,
-               check=False) -> Run:
+               check=False) -> Trajectory:
     """SW-UCB over the whole horizon; rng_factory() gives a fresh algorithm stream."""
     trace = np.zeros((0, problem.K)) if trace is None else trace
     n_ties = FIRST_TIE_BUFFER
@@ -122,7 +126,7 @@ def run_sw_ucb(problem: Problem, w: int, beta: float, lam: float, eta, rng_facto
         regret, _, status = _rounds(problem, state, eta, 0, problem.T, w, beta, lam, tie_u, 0.0, arms,
                                     trace, check, drift)
         if status == kernels.OK:
-            return Run(regret=regret, arms=arms, drift=float(drift[0]))
+            return Trajectory(regret=regret, arms=arms, drift=float(drift[0]))
         n_ties *= 8
 
 
@@ -153,7 +157,7 @@ class BOBPlan:
                    scale=tuning.bob_reward_scale(T, H, problem.noise_sd), betas=betas)
 
 
-def run_bob(problem: Problem, plan: BOBPlan, lam: float, eta, rng_factory) -> Run:
+def run_bob(problem: Problem, plan: BOBPlan, lam: float, eta, rng_factory) -> Trajectory:
     n_ties = plan.n_blocks + FIRST_TIE_BUFFER
     while True:
         rng = rng_factory()
@@ -198,12 +202,12 @@ def _bob_once(problem, plan, lam, eta, block_u, tie_u):
             return None
         used = int(state.ctr[3])
         log_s[j] += plan.gamma / (n_arms * p[j]) * (0.5 + G / plan.scale)
-    return Run(regret=regret, arms=arms, block_choices=choices)
+    return Trajectory(regret=regret, arms=arms, block_choices=choices)
 
 
-def run_exp3s(problem: Problem, gamma: float, alpha: float, batch: int, eta, rng_factory) -> Run:
+def run_exp3s(problem: Problem, gamma: float, alpha: float, batch: int, eta, rng_factory) -> Trajectory:
     u = rng_factory().random(problem.T)
     arms = np.empty(problem.T, dtype=np.int64)
     regret = kernels.exp3s_rounds(problem.means, problem.best, eta, problem.noise_sd, gamma, alpha, batch, u, arms)
-    return Run(regret=regret, arms=arms)
+    return Trajectory(regret=regret, arms=arms)
 

@@ -1,33 +1,36 @@
-"""Raw runs -> the study's tables: mean regret per (figure, series, T), log-log slopes with
+"""The study's tables from its runs files: mean regret per (figure, series, T), log-log slopes with
 bootstrap CIs beside the theory's, ratios between series, and the theta sequence's variation.
 
-CLI (called by the pipeline):
-    linbandits swucb-tables --row EXPERIMENT ALGORITHM T N CHUNK[,CHUNK...] [--row ...]
-        --instance EXPERIMENT T NPZ [--instance ...] --out-dir results/swucb/tables [--bootstrap 2000]
-A chunk's JSON sidecar (beside it) gives the series' options and its instance's budget.
+A "figure" is an experiment: a published one (swucb_fig1, swucb_fig2) or a switch run
+(<experiment>__<switch>). A switch run holds only the series it changed; its ratios are taken
+against the base's other series, which ran on the same seeds (common random numbers).
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import math
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from linbandits.errors import UserError
-from linbandits.tables import collect_trials, write_table
+from linbandits.claims import estimates as est
+from linbandits.runs import mean_se
 from linbandits.studies.swucb.instances import bgz_variation, total_variation
 from linbandits.studies.swucb.theory import theory
 
 Z_BAND = 1.96
+# The slopes table's bootstrap: 2000 resamples and a seed per (figure, series), as the table has always
+# had (its numbers stay the same); the claims judge the same estimator with the engine's resamples.
 BOOTSTRAP = 2000
-TABLES = ("regret", "slopes", "ratios", "variation")
+SLOPE_ALPHA = 0.025          # the table's ci95 columns: a two-sided 95% percentile interval
 DEFAULT_OPTIONS = {"SW-UCB": {"window": "agnostic", "lam": 1.0, "S": 1.0}, "BOB": {"lam": 1.0, "S": 1.0},
                    "EXP3.S": {"variant": "exp3s", "variation": "instance"}}
+REGRET_COLUMNS = ["figure", "series", "T", "B_T", "n_runs", "mean_regret", "se", "band_low", "band_high"]
+SLOPE_COLUMNS = ["figure", "series", "slope", "ci95_low", "ci95_high", "theory_slope", "theory_rate", "n_T",
+                 "T_min", "T_max"]
+RATIO_COLUMNS = ["figure", "numerator", "denominator", "T", "ratio"]
+VARIATION_COLUMNS = ["figure", "T", "B_T", "total_variation", "tv_over_B_T", "paper_bound", "bgz_variation"]
 
 
 @dataclasses.dataclass
@@ -52,24 +55,32 @@ def series_label(algorithm: str, options: dict) -> str:
     return f"{algorithm} ({', '.join(changed)})" if changed else algorithm
 
 
-def read_sidecar(chunk: str) -> dict:
-    path = Path(chunk).with_suffix(".json")
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UserError(f"chunk {chunk} has no JSON sidecar {path}; rerun its simulate job") from None
+def experiment_series(exp, runset) -> list[Series]:
+    """Every (T, algorithm) series of an experiment from its runs file, in setting then algorithm order;
+    options and the instance's budget from the runs' sidecars."""
+    from linbandits.errors import UserError
+
+    out = []
+    for setting in exp.setting_ids():
+        T = int(exp.value_of(setting))
+        for algorithm in exp.algorithms:
+            side = runset.info(setting, algorithm)[0]
+            summary = side.get("instance_summary", {})
+            if int(summary.get("T", T)) != T:
+                raise UserError(f"the runs of {algorithm} in {exp.name} ({setting}) were made with T = {summary['T']}, "
+                                f"not {T}; rerun the experiment")
+            meta = summary.get("meta", {})
+            out.append(Series(exp.name, algorithm, T, runset.column(setting, algorithm, "regret").astype(float),
+                              side.get("options", {}), meta.get("budget"), float(meta.get("B_T", math.nan))))
+    return out
 
 
-def load_series(experiment, algorithm, T, n, chunks) -> Series:
-    runs = collect_trials(chunks, int(n), ("trial", "regret"), integer_columns=("trial",))
-    side = read_sidecar(chunks[0])
-    if side.get("algorithm") != algorithm:
-        raise UserError(f"chunk {chunks[0]} holds runs of {side.get('algorithm')}, not {algorithm}")
-    meta = side.get("instance_summary", {}).get("meta", {})
-    if int(side.get("instance_summary", {}).get("T", T)) != int(T):
-        raise UserError(f"chunk {chunks[0]} was run with T = {side['instance_summary']['T']}, not {T}")
-    return Series(experiment, algorithm, int(T), runs["regret"].to_numpy(float), side.get("options", {}),
-                  meta.get("budget"), float(meta.get("B_T", math.nan)))
+def with_base(switch_series: list[Series], base_series: list[Series], switch: str) -> list[Series]:
+    """A switch run's series and, at its T, the base's series of the algorithms it did not rerun."""
+    rerun = {s.algorithm for s in switch_series}
+    Ts = {s.T for s in switch_series}
+    kept = [dataclasses.replace(s, experiment=switch) for s in base_series if s.algorithm not in rerun and s.T in Ts]
+    return sorted(kept + switch_series, key=lambda s: s.T)
 
 
 # -------------------------------------------------------------------- tables
@@ -77,13 +88,11 @@ def load_series(experiment, algorithm, T, n, chunks) -> Series:
 def regret_table(series: list[Series]) -> pd.DataFrame:
     rows = []
     for s in series:
-        n = len(s.runs)
-        mean = float(s.runs.mean())
-        se = float(s.runs.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-        rows.append({"figure": s.experiment, "series": s.label, "T": s.T, "B_T": s.B_T, "n_runs": n,
+        mean, se = mean_se(s.runs)
+        rows.append({"figure": s.experiment, "series": s.label, "T": s.T, "B_T": s.B_T, "n_runs": len(s.runs),
                      "mean_regret": mean, "se": se, "band_low": mean - Z_BAND * se,
                      "band_high": mean + Z_BAND * se})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=REGRET_COLUMNS)
 
 
 def ols_slope(log_t: np.ndarray, log_y: np.ndarray) -> np.ndarray:
@@ -92,21 +101,33 @@ def ols_slope(log_t: np.ndarray, log_y: np.ndarray) -> np.ndarray:
     return ((log_y - log_y.mean(axis=-1, keepdims=True)) * x).sum(axis=-1) / (x * x).sum()
 
 
-def slope_with_ci(Ts, run_sets, n_boot: int, seed: int) -> tuple[float, float, float]:
-    """OLS slope of ln(mean Reg_T) on ln T, and its 95% percentile bootstrap interval
-    (runs resampled with replacement within every T)."""
+def slope_estimate(Ts, run_sets, seed: int, alpha: float = SLOPE_ALPHA, resamples: int = BOOTSTRAP) -> est.Estimate:
+    """OLS slope of ln(mean Reg_T) on ln T with its percentile bootstrap interval (the runs resampled
+    with replacement within every T): the claims' `loglog_slope` estimator, through the same
+    `estimates.bootstrap`."""
     log_t = np.log(np.asarray(Ts, float))
-    means = np.array([r.mean() for r in run_sets])
+
+    def statistic(*arrays):
+        means = np.stack([a.mean(axis=1) for a in arrays], axis=-1)
+        return ols_slope(log_t, np.log(np.maximum(means, np.finfo(float).tiny)))
+
+    return est.bootstrap(statistic, [(np.asarray(r, float),) for r in run_sets], alpha, seed,
+                         resamples=resamples,
+                         method=f"OLS slope, percentile bootstrap of the runs ({resamples} resamples)")
+
+
+def slope_with_ci(Ts, run_sets, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """(slope, 95% low, 95% high); NaN when a mean regret is not positive (no logarithm)."""
+    means = np.array([np.asarray(r, float).mean() for r in run_sets])
     if np.any(means <= 0):
         return math.nan, math.nan, math.nan
-    slope = float(ols_slope(log_t, np.log(means)))
-    rng = np.random.default_rng(seed)
-    boot = np.empty((n_boot, len(Ts)))
-    for j, runs in enumerate(run_sets):
-        boot[:, j] = runs[rng.integers(0, len(runs), size=(n_boot, len(runs)))].mean(axis=1)
-    boot = np.log(np.maximum(boot, np.finfo(float).tiny))
-    low, high = np.quantile(ols_slope(log_t, boot), [0.025, 0.975])
-    return slope, float(low), float(high)
+    slope = float(ols_slope(np.log(np.asarray(Ts, float)), np.log(means)))
+    e = slope_estimate(Ts, run_sets, seed, resamples=n_boot)
+    return slope, e.low, e.high
+
+
+def slope_seed(experiment: str, label: str) -> int:
+    return zlib.crc32(f"{experiment}/{label}".encode())
 
 
 def slopes_table(series: list[Series], n_boot: int = BOOTSTRAP) -> pd.DataFrame:
@@ -114,16 +135,16 @@ def slopes_table(series: list[Series], n_boot: int = BOOTSTRAP) -> pd.DataFrame:
     for (experiment, label), group in _groups(series).items():
         group = sorted(group, key=lambda s: s.T)
         first = group[0]
-        seed = zlib.crc32(f"{experiment}/{label}".encode())
         if len(group) >= 2:
-            slope, low, high = slope_with_ci([s.T for s in group], [s.runs for s in group], n_boot, seed)
+            slope, low, high = slope_with_ci([s.T for s in group], [s.runs for s in group], n_boot,
+                                             slope_seed(experiment, label))
         else:
             slope = low = high = math.nan
         expected, rate = theory(first.algorithm, first.options, first.budget)
         rows.append({"figure": experiment, "series": label, "slope": slope, "ci95_low": low, "ci95_high": high,
                      "theory_slope": expected, "theory_rate": rate, "n_T": len(group),
                      "T_min": group[0].T, "T_max": group[-1].T})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=SLOPE_COLUMNS)
 
 
 def ratios_table(series: list[Series]) -> pd.DataFrame:
@@ -142,7 +163,7 @@ def ratios_table(series: list[Series]) -> pd.DataFrame:
                     if a is not None and b is not None:
                         rows.append({"figure": experiment, "numerator": num, "denominator": den, "T": T,
                                      "ratio": float(a.runs.mean() / b.runs.mean())})
-    return pd.DataFrame(rows, columns=["figure", "numerator", "denominator", "T", "ratio"])
+    return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
 
 def variation_table(instances: list[tuple[str, int, str]]) -> pd.DataFrame:
@@ -157,7 +178,7 @@ def variation_table(instances: list[tuple[str, int, str]]) -> pd.DataFrame:
         tv = total_variation(inst.thetas)
         rows.append({"figure": experiment, "T": int(T), "B_T": B, "total_variation": tv, "tv_over_B_T": tv / B,
                      "paper_bound": math.sqrt(2) * B, "bgz_variation": bgz_variation(inst.means())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=VARIATION_COLUMNS)
 
 
 def _groups(series):
@@ -165,32 +186,3 @@ def _groups(series):
     for s in series:
         out.setdefault((s.experiment, s.label), []).append(s)
     return out
-
-
-def table_paths(out_dir, name):
-    return [f"{out_dir}/{name}.{ext}" for ext in ("csv", "md", "tex")]
-
-
-def read_table(path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path)
-    except FileNotFoundError:
-        raise UserError(f"table {path} does not exist; build it with `snakemake --cores 2 swucb`") from None
-
-
-def main_tables(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="linbandits swucb-tables")
-    p.add_argument("--row", nargs=5, action="append", required=True,
-                   metavar=("EXPERIMENT", "ALGORITHM", "T", "N", "CHUNKS"),
-                   help="one series at one T: its chunk files, comma-separated")
-    p.add_argument("--instance", nargs=3, action="append", default=[], metavar=("EXPERIMENT", "T", "NPZ"))
-    p.add_argument("--out-dir", required=True)
-    p.add_argument("--bootstrap", type=int, default=BOOTSTRAP)
-    args = p.parse_args(argv)
-    series = [load_series(e, a, int(T), int(n), chunks.split(",")) for e, a, T, n, chunks in args.row]
-    Path(args.out_dir).mkdir(parents=True, exist_ok=True)
-    tables = {"regret": regret_table(series), "slopes": slopes_table(series, args.bootstrap),
-              "ratios": ratios_table(series), "variation": variation_table(args.instance)}
-    for name, table in tables.items():
-        write_table(table, *table_paths(args.out_dir, name), exact_columns=("T",))
-    return 0
