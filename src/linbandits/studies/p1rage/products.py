@@ -16,10 +16,6 @@ TITLE = "P1-RAGE (Xiong et al.): the paper's claims judged on the reproduced run
 PUBLISHED = "published_vs_reproduced"
 THEOREM1 = "thm1_gbai_bound"
 YAHOO_INSTANCE = "yahoo"
-INTRO = ("Robustness: several switch runs have fewer runs or settings than their base (the config's "
-         "`switches:` table, where the full ones would cost too much). The verdict under a switch is set beside "
-         "the default's on the same settings, but the switch run has less power: a change to or from "
-         "*inconclusive* under a switch can be a loss of power rather than an effect of the choice.", "")
 
 
 def products(ctx) -> list[Product]:
@@ -48,7 +44,7 @@ def products(ctx) -> list[Product]:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
                            [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
                            caption="p1rage_thm1"))
-    out += claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections, intro=INTRO,
+    out += claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections,
                           caption="p1rage_claims")
     return out
 
