@@ -32,7 +32,8 @@ for _study in PRODUCT_STUDIES:
         output:
             study_snapshot(_study),
         params:
-            text=study_config_text(_study),
+            # A function: Snakemake would read braces in a string param as wildcards.
+            text=lambda w, study=_study: study_config_text(study),
         template_engine:
             "jinja2"
 
