@@ -111,6 +111,9 @@ def test_kernel_claims_hold_on_a_paper_like_world(tmp_path, monkeypatch):
     c1 = got["C1_kernel"]["parts"][0]
     assert "t = 3000" in c1["label"] and c1["n"] == SEEDS and c1["method"].startswith("paired")
     assert "opkb_tuning" in got["C8_window"]["parts"][0]["missing"]
+    # a claim that was not run is not called robust to anything
+    assert got["C1_neural"]["robustness"]["text"] == "not judged (not run)"
+    assert got["C1_neural"]["robustness"]["status"] == "not run"
 
 
 def test_kernel_claims_fail_on_the_opposite_world(tmp_path, monkeypatch):
@@ -299,10 +302,10 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert outside(fig) == []
     env2 = fig.axes[1]
     lines = {line.get_label(): line for line in env2.lines}
-    assert f"SW-GPUCB (removal = published) (n = {SEEDS})" in lines
-    assert lines[f"SW-GPUCB (removal = published) (n = {SEEDS})"].get_linestyle() == "--"
+    assert f"SW-GPUCB, removal = published (n = {SEEDS})" in lines
+    assert lines[f"SW-GPUCB, removal = published (n = {SEEDS})"].get_linestyle() == "--"
     assert lines[f"SW-GPUCB (n = {SEEDS})"].get_linestyle() == "-"
-    assert lines[f"SW-GPUCB (n = {SEEDS})"].get_color() == lines[f"SW-GPUCB (removal = published) (n = {SEEDS})"].get_color()
+    assert lines[f"SW-GPUCB (n = {SEEDS})"].get_color() == lines[f"SW-GPUCB, removal = published (n = {SEEDS})"].get_color()
     assert len(env2.collections) == len(env2.lines)          # a band under every curve
     assert "not run" in fig._suptitle.get_text()
     by_name["opkb_fig2"].make(ctx)

@@ -38,6 +38,7 @@ def draw_panel(ax, panel: dict) -> None:
     ax.set_xlim(0, horizon)
     ax.set_ylim(bottom=0)
     integer_ticks(ax, "x")
+    ax.xaxis.get_major_locator().set_params(nbins=5)     # 0, 2000, ..., 10000: labels that do not touch
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret")
     seeds = panel["seeds"]

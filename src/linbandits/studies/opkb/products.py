@@ -65,7 +65,7 @@ def label_of(ctx, name: str, algorithm: str) -> str:
     exp = ctx.experiments[name]
     if exp.switch_of:
         base = label_of(ctx, exp.switch_of, algorithm)
-        return f"{base} ({exp.choice} = {exp.switch})"
+        return f"{base}, {exp.choice} = {exp.switch}"
     return algorithm
 
 
