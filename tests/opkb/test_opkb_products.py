@@ -336,3 +336,15 @@ def test_one_product_definition_for_both_targets(tmp_path):
     assert not any("_neural." in f for f in claims["claims"].inputs)          # the default target reads no neural run
     assert "results/opkb/runs/opkb_env1_neural.npz" in claims["claims_neural"].inputs
     assert any("opkb_slow_sw1000__published" in f for f in claims["claims"].inputs)
+
+
+def test_robustness_false_moves_the_switch_runs_to_the_robustness_target(tmp_path):
+    ctx = context(tmp_path)
+    config = {**ctx.config, "robustness": False}
+    ps = {p.name: p for p in products.study_products(config, "opkb")}
+    assert "switch_regret" not in ps                            # no switch run in the default target
+    assert not any("__published" in f for f in ps["opkb_fig1"].inputs)
+    robust = ps["robustness"]
+    assert robust.target == "robustness"
+    assert any("opkb_env2__published" in f for f in robust.inputs)
+    assert not any("_neural." in f for f in robust.inputs)     # the neural runs stay opkb_neural's
