@@ -158,7 +158,8 @@ def main(argv=None) -> int:
                                 description="Make a study's tables, figures or claims from its runs.")
     p.add_argument("--study", required=True)
     p.add_argument("--kind", required=True, choices=KINDS)
-    p.add_argument("--only", action="append", metavar="NAME", help="only this product (repeatable)")
+    p.add_argument("--only", action="append", metavar="NAME",
+                   help="only this product (repeatable); without it, the default target's products")
     p.add_argument("--config", required=True, help="the config (results/<study>/config.yaml of the run)")
     args = p.parse_args(argv)
     config = load_config(args.config)
@@ -169,6 +170,8 @@ def main(argv=None) -> int:
             raise UserError(f"study {args.study} has no {args.kind} named {', '.join(unknown)}; its {args.kind}s are: "
                             f"{', '.join(x.name for x in products) or 'none'}")
         products = [x for x in products if x.name in args.only]
+    else:   # an opt-in target's products (Product.target) only by name: their runs may not exist
+        products = [x for x in products if not x.target]
     ctx = Context(config, args.study)
     for product in products:
         product.make(ctx)
