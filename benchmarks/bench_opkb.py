@@ -26,7 +26,7 @@ from linbandits.catalogue import build_instance, make_algorithm  # noqa: E402
 from linbandits.studies.opkb import gpucb, opkb  # noqa: E402
 from linbandits.studies.opkb.blas import one_blas_thread  # noqa: E402
 from linbandits.studies.opkb.instances import opkb_env1  # noqa: E402
-from linbandits.studies.opkb.kernel import features  # noqa: E402
+from linbandits.studies.opkb.features import features  # noqa: E402
 
 
 def cpu(fn):

@@ -159,7 +159,8 @@ def main(argv=None) -> int:
                                 description="Make a study's tables, figures or claims from its runs.")
     p.add_argument("--study", required=True)
     p.add_argument("--kind", required=True, choices=KINDS)
-    p.add_argument("--only", action="append", metavar="NAME", help="only this product (repeatable)")
+    p.add_argument("--only", action="append", metavar="NAME",
+                   help="only this product (repeatable); without it, the default target's products")
     p.add_argument("--config", required=True, help="the config (results/<study>/config.yaml of the run)")
     args = p.parse_args(argv)
     config = load_config(args.config)
@@ -170,6 +171,8 @@ def main(argv=None) -> int:
             raise UserError(f"study {args.study} has no {args.kind} named {', '.join(unknown)}; its {args.kind}s are: "
                             f"{', '.join(x.name for x in products) or 'none'}")
         products = [x for x in products if x.name in args.only]
+    else:   # an opt-in target's products (Product.target) only by name: their runs may not exist
+        products = [x for x in products if not x.target]
     ctx = Context(config, args.study)
     for product in products:
         product.make(ctx)
@@ -186,12 +189,18 @@ def claims_table_path(study: str) -> str:
 
 
 def claims_product(ctx: Context, title: str, quantities: dict | None = None, extra_inputs=(), extras=None,
-                   intro=(), sections=None, caption: str = "") -> list[Product]:
+                   intro=(), sections=None, caption: str = "", name: str = "claims", target: str = "",
+                   opt_in=()) -> list[Product]:
     """results/<study>/claims.{md,json}: every claim of the study's claims.yaml judged by the engine on
     the runs of the experiments it reads, and again under every switch run of the choices it names that
     the default target builds. Where some switch runs are opt-in (costly ones, or all of them with
     `robustness: false`), results/<study>/robustness.{md,json} judges the claims under every switch run:
-    the `robustness` target builds it."""
+    the `robustness` target builds it.
+
+    A second claims product of the same table (e.g. one that also reads an opt-in target's runs) takes
+    its own `name` (results/<study>/<name>.{md,json}; no robustness product beside it), the opt-in
+    `target` that builds it, and the opt-in targets whose experiments it reads (`opt_in`). Other opt-in
+    experiments that are not switch runs (e.g. opkb's neural runs) are "not run" in every product."""
     from linbandits.claims import report
     from linbandits.claims.engine import experiments_of
     from linbandits.claims.quantities import QUANTITIES
@@ -201,10 +210,13 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     read = {e for c in claims for e in experiments_of(c)}
     everything = {**QUANTITIES, **(quantities or {})}
 
-    def product(name: str, opt_in: bool) -> Product:
-        switches = [sw for sw in ctx.switches(opt_in) if sw["base"] in read]
+    targets = tuple(opt_in)
+
+    def product(name: str, robust: bool) -> Product:
+        switches = [sw for sw in ctx.switches(robust) if sw["base"] in read]
         names = [n for n in ctx.experiments if n in read or n in {sw["switch"] for sw in switches}]
-        names = [n for n in names if opt_in or not ctx.experiments[n].opt_in]
+        names = [n for n in names if not ctx.experiments[n].opt_in or ctx.experiments[n].opt_in in targets
+                 or (robust and ctx.experiments[n].switch_of)]
         inputs = [path, *[f for n in names for f in ctx.runs_files(n)],
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
 
@@ -217,9 +229,9 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                                 sections=more, level=c.level, choices=c.section.get("choices") or {})
 
         return Product("claims", name, ctx.claims_paths(name), inputs, make,
-                       caption=caption or f"{ctx.study}_claims", target="robustness" if opt_in else "")
+                       caption=caption or f"{ctx.study}_claims", target="robustness" if robust else target)
 
-    out = [product("claims", False)]
-    if any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
+    out = [product(name, False)]
+    if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
         out.append(product("robustness", True))
     return out

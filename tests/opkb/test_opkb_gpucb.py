@@ -7,7 +7,7 @@ from opkb_oracle import gpucb_follow, gpucb_oracle
 
 from linbandits.studies.opkb import gpucb, streams
 from linbandits.studies.opkb.instances import opkb_cosine, opkb_env1, opkb_env2, rbf_gram
-from linbandits.studies.opkb.kernel import features
+from linbandits.studies.opkb.features import features
 
 
 def scratch(Phi, lam, played, ys):

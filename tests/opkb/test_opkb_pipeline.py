@@ -1,76 +1,102 @@
-"""The opkb study through the real pipeline (.test configuration)."""
+"""The opkb study through the real pipeline (.test configuration, shared full run)."""
 import json
 
 import pandas as pd
 import yaml
 
 from linbandits import pipeline
+from linbandits.studies.opkb.products import SWITCH_COLUMNS, TABLE_COLUMNS
+from linbandits.studies.opkb.tuning import grid_points
+
+NEURAL = {"OPNN", "OPNN0", "ADA-OPNN"}
 
 
 def config_of(workdir):
     return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
 
 
-def test_outputs_table_figures_and_claims(full_run):
+def published(config):
+    return {n: e for n, e in pipeline.study_experiments(config, "opkb").items() if not e.opt_in and not e.switch_of}
+
+
+def test_table_matches_the_raw_runs(full_run):
     config = config_of(full_run)
-    experiments = {n: e for n, e in pipeline.study_experiments(config, "opkb").items()
-                   if not set(e.algorithms) <= {"OPNN", "OPNN0", "ADA-OPNN"}}     # the default target's
+    experiments = published(config)
     table = pd.read_csv(full_run / "results/opkb/tables/final_regret.csv")
-    assert list(table.columns[:6]) == ["experiment", "algorithm", "n_runs", "T", "mean_regret", "se"]
-    assert set(table["experiment"]) == set(experiments)
-    for name, exp in experiments.items():
-        rows = table[table["experiment"] == name]
-        assert len(rows) == len(exp.algorithms)
-        assert (rows["n_runs"] == exp.trials * len(exp.setting_ids())).all()
+    assert list(table.columns) == TABLE_COLUMNS
+    assert list(table["experiment"].unique()) == list(experiments)
+    for row in table.itertuples():
+        exp = experiments[row.experiment]
+        algorithm = "SW-GPUCB" if row.algorithm == "SW-GPUCB(1000)" else row.algorithm
+        finals = pd.concat(pd.read_csv(full_run / p) for s in exp.setting_ids()
+                           for p in pipeline.raw_chunk_paths(config, exp, s, algorithm))["regret"]
+        assert row.n_runs == exp.trials * len(exp.setting_ids()) == len(finals)
+        assert abs(row.mean_regret - finals.mean()) < 1e-9 * max(1.0, abs(finals.mean()))
+    switches = pd.read_csv(full_run / "results/opkb/tables/switch_regret.csv")
+    assert list(switches.columns) == SWITCH_COLUMNS
+    assert set(switches["experiment"]) == {n for n, e in pipeline.study_experiments(config, "opkb").items()
+                                           if e.switch_of and not e.opt_in}
+    assert set(switches[switches["choice"] == "removal"]["algorithm"]) == {"SW-GPUCB", "SW-GPUCB(1000)"}
+
+
+def test_figures_and_claims(full_run):
     for stem in ("opkb_fig1", "opkb_fig2"):
-        assert (full_run / f"figures/opkb/{stem}.pdf").stat().st_size > 0
-        assert (full_run / f"figures/opkb/{stem}.png").stat().st_size > 0
+        for ext in ("pdf", "png"):
+            assert (full_run / f"figures/opkb/{stem}.{ext}").stat().st_size > 1000
     claims = json.loads((full_run / "results/opkb/claims.json").read_text())
-    verdicts = {c["id"]: c["verdict"] for c in claims["claims"]}
-    assert {verdicts[k] for k in ("C1_neural", "C2", "C6", "C7_neural", "C8")} == {"not run"}
-    assert verdicts["C4_kernel"] in ("holds", "does not hold")
-    assert "not run" in (full_run / "results/opkb/claims.md").read_text()
+    by_id = {c["id"]: c for c in claims["claims"]}
+    for k in ("C1_neural", "C2", "C3_neural", "C4_neural", "C5_neural", "C6", "C6_gpucb", "C7_neural",
+              "C7_window1000_neural", "C8_window", "C8_discount"):
+        assert by_id[k]["verdict"] == "not run", k
+    for k in ("C3_kernel", "C4_kernel", "C5_kernel", "C7_kernel", "C7_window1000"):
+        assert by_id[k]["verdict"] in ("holds", "does not hold", "inconclusive"), k
+        for part in by_id[k]["parts"]:
+            assert part["low"] is not None and part["high"] is not None and part["n"] == 2
+            assert part["method"].startswith("paired")
+    # C3 and C5 judged again under both switches of the tiny config; C4 does not depend on them
+    for k in ("C3_kernel", "C5_kernel"):
+        runs = {(r["choice"], r["value"]) for r in by_id[k]["robustness"]["runs"]}
+        assert runs == {("removal", "published"), ("window", "300")}, k
+    assert by_id["C4_kernel"]["robustness"]["runs"] == []
+    assert [r["experiments"] for r in by_id["C7_window1000"]["robustness"]["runs"]] == [
+        ["opkb_slow__published", "opkb_slow_sw1000__published"]]
+    # C1 reads Env 1 at its switch (t = 200 in the tiny config)
+    assert "t = 200" in by_id["C1_kernel"]["parts"][0]["label"]
+    md = (full_run / "results/opkb/claims.md").read_text()
+    assert "opkb_neural" in md and "removal" in md
 
 
-def test_summary_means_are_the_runs_means(full_run):
-    summary = json.loads((full_run / "results/opkb/summaries/opkb_env1.json").read_text())
-    config = config_of(full_run)
-    exp = pipeline.study_experiments(config, "opkb")["opkb_env1"]
-    for algorithm in exp.algorithms:
-        finals = []
-        for setting in exp.setting_ids():
-            for path in pipeline.raw_chunk_paths(config, exp, setting, algorithm):
-                finals += list(pd.read_csv(full_run / path)["regret"])
-        s = summary["algorithms"][algorithm]
-        assert s["final"] == finals
-        assert abs(s["mean"][-1] - sum(finals) / len(finals)) < 1e-9
-
-
-def test_results_identical_across_chunk_sizes(full_run, tmp_path, make_workdir, snakemake):
+def test_runs_files_do_not_depend_on_chunking(full_run, tmp_path, make_workdir, snakemake):
     other = make_workdir(tmp_path / "other", chunk_size=1)
-    target = "results/opkb/summaries/opkb_slow.json"
+    target = "results/opkb/runs/opkb_slow.npz"
     snakemake(other, "--cores", "1", target)
     assert len(list((other / "results/opkb/raw/opkb_slow/seed0/ADA-OPKB").glob("chunk*.csv"))) == 2
     assert (other / target).read_bytes() == (full_run / target).read_bytes()
 
 
-def test_neural_variants_are_opt_in(tmp_path, make_workdir, planned_jobs):
+def test_study_target_builds_nothing_twice(full_run, planned_jobs):
+    assert planned_jobs(full_run, "opkb") == {}
+
+
+def test_neural_variants_and_tuning_are_opt_in(tmp_path, make_workdir, planned_jobs):
     workdir = make_workdir(tmp_path / "fresh")
-    default = planned_jobs(workdir, "opkb")
-    assert "opkb_report_neural" not in default
     config = config_of(workdir)
-    neural = [n for n, e in pipeline.study_experiments(config, "opkb").items()
-              if set(e.algorithms) <= {"OPNN", "OPNN0", "ADA-OPNN"}]
-    assert neural
-    # One simulate job per (experiment, algorithm, run range), every instance seed in it.
     experiments = pipeline.study_experiments(config, "opkb")
+    neural = [n for n, e in experiments.items() if set(e.algorithms) <= NEURAL]
+    assert neural and all(experiments[n].opt_in == "opkb_neural" for n in neural)
 
-    def simulate_jobs(jobs, names):
-        return {n: jobs.get(f"simulate_{n}", 0) for n in names}
+    def simulate_jobs(jobs):
+        return {n: jobs.get(f"simulate_{n}", 0) for n in experiments}
 
-    kernel = [n for n in experiments if n not in neural]
-    expected = {n: len(experiments[n].algorithms) * len(pipeline.chunks(config, experiments[n])) for n in experiments}
-    assert simulate_jobs(default, experiments) == {n: expected[n] if n in kernel else 0 for n in experiments}
+    expected = {n: len(e.algorithms) * len(pipeline.chunks(config, e)) for n, e in experiments.items()}
+    default = planned_jobs(workdir, "opkb")
+    assert simulate_jobs(default) == {n: 0 if n in neural else expected[n] for n in experiments}
+    assert not any(k.endswith(("_neural", "_tuning", "tuning_table")) or k == "opkb_tune_point" for k in default)
     jobs = planned_jobs(workdir, "opkb_neural")
-    assert jobs["opkb_report_neural"] == 1
-    assert simulate_jobs(jobs, experiments) == expected
+    assert jobs["opkb_claims_neural"] == jobs["opkb_final_regret_neural"] == 1
+    assert jobs["opkb_opkb_fig1_neural"] == jobs["opkb_opkb_fig2_neural"] == 1
+    assert {n: c for n, c in simulate_jobs(jobs).items() if n in neural} == {n: expected[n] for n in neural}
+    tuning = planned_jobs(workdir, "opkb_tuning")
+    points = grid_points(config["studies"]["opkb"]["tuning"], experiments["opkb_env1"].options)
+    assert tuning["opkb_tune_point"] == sum(len(p) for p in points.values())
+    assert tuning["opkb_tuning_table"] == tuning["opkb_claims_tuning"] == 1

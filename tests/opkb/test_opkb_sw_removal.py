@@ -16,7 +16,7 @@ from linbandits.errors import UserError
 from linbandits.problems import save_instance
 from linbandits.studies.opkb import algorithms, gpucb
 from linbandits.studies.opkb.instances import opkb_env1, opkb_env2, rbf_gram
-from linbandits.studies.opkb.kernel import features
+from linbandits.studies.opkb.features import features
 
 OPTIONS = {"rbf_length": 0.2, "noise": "truncated", "lam": 20.0, "v": 0.01}
 

@@ -301,7 +301,7 @@ def experiments_of(claim: dict) -> list[str]:
                 if isinstance(name, str) and name not in seen:
                     seen.append(name)
             for key in ("parts", "a", "b"):
-                if isinstance(spec.get(key), (list, dict)):
+                if isinstance(spec.get(key), (list, dict, str)):     # a str: 'ALGO@experiment'
                     walk(spec[key])
         elif isinstance(spec, list):
             for s in spec:

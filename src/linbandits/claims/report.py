@@ -114,7 +114,9 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
                          "fewer_runs": [f"{a} runs, not {b}" for a, b in fewer]})
     untested = [c for c in choices if c not in found]
     changed = [r for r in runs if r["verdict"] != r["default_on_same_settings"]]
-    if changed:
+    if default_verdict in (NOT_RUN, NO_EVIDENCE):
+        status = UNTESTED       # nothing was judged, so nothing can be robust (e.g. an opt-in target's claim)
+    elif changed:
         status = DEPENDS
     elif runs and not untested:
         status = ROBUST
@@ -126,6 +128,8 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
 def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> str:
     if rob["status"] == NO_CHOICES:
         return "no open protocol choice"
+    if default_verdict in (NOT_RUN, NO_EVIDENCE):
+        return f"not judged ({default_verdict})"
     parts = []
     changed = [r for r in rob["runs"] if r["verdict"] != r["default_on_same_settings"]]
     for choice in rob["choices"]:

@@ -26,10 +26,8 @@ STUDY = Study(
     },
     kinds={"arm_rewards": f"{_I}:ArmRewardsInstance"},
     commands={
-        "opkb-summarise": ("linbandits.studies.opkb.summaries:main", "opkb: one experiment's runs -> mean/s.e. curves"),
-        "opkb-report": ("linbandits.studies.opkb.report:main", "opkb: final-regret table, Figs. 1-2 and claims"),
         "opkb-tune": ("linbandits.studies.opkb.tuning:main_point", "opkb: one tuning grid point on every Env 1 seed"),
-        "opkb-tuning-table": ("linbandits.studies.opkb.tuning:main_table", "opkb: the tuning grid's table and best points"),
     },
+    products="linbandits.studies.opkb.products:products",
     curves=True,
 )

@@ -1,4 +1,4 @@
-"""The algorithm classes of the study: options, one run per trial, Records with per-round curves.
+"""The algorithm classes of the study: options and one run per trial (study.Algorithm), with per-round curves.
 
 Every run of every algorithm reads the same noise stream for (seed, trial)
 (streams.py): algorithms of a setting face the same noise. The CSV column is
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from linbandits.options import parse_options
-from linbandits.study import Records
+from linbandits.errors import UserError
+from linbandits.study import Algorithm, Run
 from linbandits.studies.opkb import opkb, streams
 from linbandits.studies.opkb.blas import one_blas_thread
-from linbandits.studies.opkb.kernel import features
+from linbandits.studies.opkb.features import features
 
 COMMON = {"rbf_length": 0.2, "noise": "truncated"}
 COMMON_CHOICES = {"noise": streams.NOISE_KINDS}
@@ -35,39 +35,31 @@ def curve_rounds(T: int) -> np.ndarray:
     return np.unique(np.r_[np.arange(step, T + 1, step), T])
 
 
-class ArmRewardsAlgorithm:
+class ArmRewardsAlgorithm(Algorithm):
+    """The study's run loop: `run_one` gives a run's per-round regret and its counters; `run` keeps the
+    cumulative regret at T (the CSV's `regret`) and at the curve rounds."""
+
     kinds = ("arm_rewards",)
     choices = COMMON_CHOICES
 
-    def __init__(self, instance, **options):
-        self.options = parse_options(self, options)
-        self.instance = instance
-        if self.options["noise"] == "truncated" and np.abs(instance.rewards).max() >= 1:
-            from linbandits.errors import UserError
+    def setup(self) -> None:
+        if self.options["noise"] == "truncated" and np.abs(self.instance.rewards).max() >= 1:
+            raise UserError(f"{self.instance.name}: truncated noise keeps |y| <= 1 and needs max|rewards| < 1, "
+                            f"got {np.abs(self.instance.rewards).max():g}; use --option noise=gaussian")
+        one_blas_thread()
+        # The kernel features, once per algorithm (the OPNN family derives its own per run).
+        self.Phi = features(self.instance.arms, self.options["rbf_length"]) if "rbf_length" in self.options else None
+        self.rounds = curve_rounds(self.instance.T)
 
-            raise UserError(f"{instance.name}: truncated noise keeps |y| <= 1 and needs max|rewards| < 1, "
-                            f"got {np.abs(instance.rewards).max():g}; use --option noise=gaussian")
-
-    def run(self, seed: int, trial: int, Phi) -> tuple[np.ndarray, dict]:
+    def run_one(self, seed: int, trial: int) -> tuple[np.ndarray, dict]:
+        """(regret of every round, extra CSV columns) of run `trial`."""
         raise NotImplementedError
 
-    def simulate(self, seed, trials, progress=None) -> Records:
-        one_blas_thread()
-        Phi = features(self.instance.arms, self.options["rbf_length"]) if "rbf_length" in self.options else None
-        rounds = curve_rounds(self.instance.T)
-        finals, curves, extras = [], [], {}
-        for done, trial in enumerate(trials, 1):
-            regret, extra = self.run(int(seed), int(trial), Phi)
-            cumulative = np.cumsum(regret)
-            finals.append(cumulative[-1])
-            curves.append(cumulative[rounds - 1])
-            for key, value in extra.items():
-                extras.setdefault(key, []).append(value)
-            if progress:
-                progress(done, len(trials))
-        columns = {"regret": np.array(finals)}
-        columns.update({k: np.array(v) for k, v in extras.items()})
-        return Records(columns=columns, curves={"t": rounds, "regret": np.array(curves)})
+    def run(self, seed: int, trial: int) -> Run:
+        regret, extra = self.run_one(int(seed), int(trial))
+        cumulative = np.cumsum(regret)
+        return Run(columns={"regret": cumulative[-1], **extra},
+                   curves={"t": self.rounds, "regret": cumulative[self.rounds - 1]})
 
 
 class GPUCB(ArmRewardsAlgorithm):
@@ -75,8 +67,8 @@ class GPUCB(ArmRewardsAlgorithm):
     summary = "GP-UCB with the code's regulariser 1/lam and beta from the interpolated information gain"
     defaults = {**COMMON, "lam": 20.0, "v": 0.01}
 
-    def run(self, seed, trial, Phi):
-        return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=0)[0], {}
+    def run_one(self, seed, trial):
+        return _gpucb().run_gpucb(self.instance, self.Phi, self.options, seed, trial, window=0)[0], {}
 
 
 # How a round leaves SW-GPUCB's window: exactly (the paper's window, default) or as the authors' code
@@ -91,8 +83,8 @@ class SWGPUCB(ArmRewardsAlgorithm):
     defaults = {**COMMON, "lam": 20.0, "v": 0.01, "window": 3000, "removal": "exact"}
     choices = {**COMMON_CHOICES, "removal": REMOVALS}
 
-    def run(self, seed, trial, Phi):
-        return _gpucb().run_gpucb(self.instance, Phi, self.options, seed, trial, window=self.options["window"],
+    def run_one(self, seed, trial):
+        return _gpucb().run_gpucb(self.instance, self.Phi, self.options, seed, trial, window=self.options["window"],
                                   removal=self.options["removal"])[0], {}
 
 
@@ -101,8 +93,8 @@ class WGPUCB(ArmRewardsAlgorithm):
     summary = "weighted (discounted) GP-UCB, weights discount^(t-s)"
     defaults = {**COMMON, "lam": 0.01, "scale": 0.5, "discount": 0.9996}
 
-    def run(self, seed, trial, Phi):
-        return _gpucb().run_wgpucb(self.instance, Phi, self.options, seed, trial)[0], {}
+    def run_one(self, seed, trial):
+        return _gpucb().run_wgpucb(self.instance, self.Phi, self.options, seed, trial)[0], {}
 
 
 class OPKB(ArmRewardsAlgorithm):
@@ -111,8 +103,8 @@ class OPKB(ArmRewardsAlgorithm):
     defaults = {**COMMON, **OPKB_DEFAULTS}
     adaptive = False
 
-    def run(self, seed, trial, Phi):
-        constants = opkb.KernelConstants(Phi, self.instance.T, self.options)
+    def run_one(self, seed, trial):
+        constants = opkb.KernelConstants(self.Phi, self.instance.T, self.options)
         run = opkb.run_opkb(self.instance, self.options, seed, trial, self.adaptive, constants)
         return run["regret"], {"restarts": run["restarts"], "blocks": run["blocks"]}
 
@@ -136,7 +128,7 @@ class OPNN(ArmRewardsAlgorithm):
     defaults = dict(OPNN_DEFAULTS)
     adaptive = False
 
-    def run(self, seed, trial, Phi):
+    def run_one(self, seed, trial):
         from linbandits.studies.opkb.neural import neural_constants
 
         constants, _ = neural_constants(self.instance.arms, self.instance.T, self.options, seed, trial)

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from linbandits.studies.opkb import design, schedule, streams
-from linbandits.studies.opkb.kernel import features
+from linbandits.studies.opkb.features import features
 
 MAX_DETECTIONS = 100      # the code restarts on detections 1..99 only
 

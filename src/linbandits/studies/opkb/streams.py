@@ -1,6 +1,7 @@
 """Random streams of one run and the noise model.
 
-Run i of a job with seed S uses independent generators keyed (S, i, purpose):
+Run i of a job with seed S uses independent generators keyed (S, i, purpose)
+(linbandits.streams.generator):
 the noise stream (one uniform a round, shared by every algorithm: common
 random numbers), the arm-draw stream (one uniform a round) and the schedule
 stream (the replay coin flips, drawn at each block start). A plain oracle
@@ -11,14 +12,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from linbandits.streams import generator  # noqa: F401  (the study's streams are the shared ones)
 from linbandits.studies.opkb.instances import NOISE_BOUND
 
 NOISE, ARMS, SCHEDULE, NETWORK = 0, 1, 2, 3
 NOISE_KINDS = ("truncated", "gaussian")
-
-
-def generator(seed: int, trial: int, purpose: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed), int(trial), purpose])
 
 
 def noise_uniforms(seed: int, trial: int, T: int) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The opt-in tuning of spec C: grid points, one job per point (every Env 1 instance seed), the best point.
+"""The opt-in tuning of spec C: grid points, one job per point (every Env 1 instance seed), the best point
+(the table is a product of the `opkb_tuning` target: linbandits.studies.opkb.products).
 
 Grids (config `tuning:`): `grids` are full Cartesian products (SW-GPUCB, WGPUCB); `sweeps` vary one
 option at a time around the algorithm's configured point (ADA-OPKB: its 1e7-point grid is not exhausted,
@@ -69,14 +70,11 @@ def main_point(argv=None) -> int:
     return 0
 
 
-def main_table(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="linbandits opkb-tuning-table")
-    p.add_argument("--points", nargs="+", required=True)
-    p.add_argument("--out-stem", required=True, help="writes STEM.csv/.md/.tex and STEM.json (the best points)")
-    args = p.parse_args(argv)
+def write_tuning_table(points, table_paths, json_path) -> None:
+    """The grid's table (every point, best first per algorithm) and the best point of each algorithm."""
     rows = []
-    for path in args.points:
-        data = json.loads(open(path).read())
+    for path in points:
+        data = json.loads(open(path, encoding="utf-8").read())
         varied = {k: v for k, v in data["options"].items() if k not in ("noise", "rbf_length", "delta")}
         rows.append({"algorithm": data["algorithm"], "options": json.dumps(varied, sort_keys=True),
                      "n_runs": len(data["regrets"]), "mean_regret": data["mean"], "se": data["se"], **varied})
@@ -85,7 +83,6 @@ def main_table(argv=None) -> int:
             for a, t in table.groupby("algorithm", sort=True)}
     summary = {"best": best, "best_window": best.get("SW-GPUCB", {}).get("window"),
                "best_discount": best.get("WGPUCB", {}).get("discount")}
-    write_table(table[["algorithm", "options", "n_runs", "mean_regret", "se"]], f"{args.out_stem}.csv",
-                f"{args.out_stem}.md", f"{args.out_stem}.tex", exact_columns=("n_runs", "options"))
-    write_text_atomic(f"{args.out_stem}.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    return 0
+    write_table(table[["algorithm", "options", "n_runs", "mean_regret", "se"]], *table_paths,
+                exact_columns=("n_runs", "options"))
+    write_text_atomic(json_path, json.dumps(summary, indent=2, sort_keys=True) + "\n")

@@ -1,4 +1,4 @@
-"""Kernel features: Phi = cholesky(K) (the code's choice; any Phi with K = Phi Phi^T gives the same algorithms)."""
+"""RBF kernel features of the arms: Phi = cholesky(K) (the code's choice; any Phi with K = Phi Phi^T gives the same algorithms)."""
 from __future__ import annotations
 
 import numpy as np

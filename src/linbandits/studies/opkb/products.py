@@ -1,0 +1,226 @@
+"""The study's products (linbandits.products): the final-regret table, the switch runs' table, Figs. 1-2,
+the claims; the same three again with the neural variants (opt-in target `opkb_neural`); the tuning
+table and the claims with the tuning result (opt-in target `opkb_tuning`).
+
+Every number is read from the runs files (linbandits.runs): the runs of an experiment are its
+instance seeds (settings seed0, seed1, ...), taken in setting order.
+"""
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+
+from linbandits.products import Product, claims_product
+from linbandits.runs import RunSet, curve_mean_se, mean_se
+
+TITLE = "Hong, Li, Tewari (2023): claims C1-C8 judged on the reproduced runs"
+NEURAL_TARGET = "opkb_neural"
+TUNING_TARGET = "opkb_tuning"
+NEURAL = ("OPNN", "OPNN0", "ADA-OPNN")
+NEURAL_NOT_RUN = "neural variants (OPNN, OPNN0, ADA-OPNN) not run: opt-in target `snakemake --cores 2 opkb_neural`"
+TABLE_COLUMNS = ["experiment", "algorithm", "n_runs", "T", "mean_regret", "se", "min", "max"]
+SWITCH_COLUMNS = ["experiment", "base", "choice", "value", "algorithm", "n_runs", "T", "mean_regret", "se", "min",
+                  "max", "minus_default", "minus_default_se"]
+
+
+def products(ctx) -> list[Product]:
+    out = []
+    for target in ("", NEURAL_TARGET):
+        out += report_products(ctx, target)
+    out += tuning_products(ctx)
+    return out
+
+
+# ------------------------------------------------------------------ which experiments
+
+def published(ctx) -> list[str]:
+    """The experiments of the default target that are not switch runs, in config order."""
+    return [n for n, e in ctx.experiments.items() if not e.opt_in and not e.switch_of]
+
+
+def neural(ctx) -> list[str]:
+    return [n for n, e in ctx.experiments.items() if e.opt_in == NEURAL_TARGET and not e.switch_of]
+
+
+def built(ctx, name: str, target: str) -> bool:
+    """Whether a run of experiment `name` exists for a product of `target` (the default target: "")."""
+    exp = ctx.experiments.get(name)
+    return exp is not None and (not exp.opt_in or exp.opt_in == target)
+
+
+def neural_note(ctx) -> str:
+    widths = sorted({str(ctx.experiments[n].options.get(a, {}).get("width", 512))
+                     for n in neural(ctx) for a in ctx.experiments[n].algorithms})
+    return f"neural variants at width {'/'.join(widths) or '512'} (paper: 2048), eta x width = 2.048e-5"
+
+
+def label_of(ctx, name: str, algorithm: str) -> str:
+    """A series' name: the algorithm, an experiment's `series_label` (e.g. SW-GPUCB(1000)), or for a switch
+    run the algorithm with the switched choice."""
+    body = (ctx.section.get("experiments") or {}).get(name) or {}
+    if body.get("series_label"):
+        return body["series_label"]
+    exp = ctx.experiments[name]
+    if exp.switch_of:
+        base = label_of(ctx, exp.switch_of, algorithm)
+        return f"{base}, {exp.choice} = {exp.switch}"
+    return algorithm
+
+
+# ------------------------------------------------------------------ runs over the instance seeds
+
+def seed_runs(runs: RunSet, exp, algorithm: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(final regrets, curve rounds, curves) of every run of every setting, in setting order."""
+    finals, curves, t = [], [], None
+    for s in exp.setting_ids():
+        finals.append(np.asarray(runs.column(s, algorithm, "regret"), float))
+        rounds, c = runs.curve(s, algorithm)
+        t = rounds if t is None else t
+        curves.append(np.asarray(c, float))
+    return np.concatenate(finals), np.asarray(t), np.vstack(curves)
+
+
+# ------------------------------------------------------------------ the default target and opkb_neural
+
+def report_products(ctx, target: str) -> list[Product]:
+    suffix = "_neural" if target else ""
+    names = published(ctx) + (neural(ctx) if target else [])
+    runs = [f for n in names for f in ctx.runs_files(n)]
+    out = [Product("table", f"final_regret{suffix}", ctx.table_paths(f"final_regret{suffix}"), runs,
+                   functools.partial(make_final_table, names=names, name=f"final_regret{suffix}"),
+                   caption="opkb_table", target=target)]
+    switches = [n for n in ctx.switch_runs() if n in ctx.experiments]
+    if not target and switches:
+        inputs = [f for n in switches + sorted({ctx.experiments[n].switch_of for n in switches})
+                  for f in ctx.runs_files(n)]
+        out.append(Product("table", "switch_regret", ctx.table_paths("switch_regret"), inputs,
+                           functools.partial(make_switch_table, names=switches), caption="opkb_switch_table"))
+    for name, spec in (ctx.section.get("figures") or {}).items():
+        used = [n for p in spec["panels"] for n in panel_experiments(ctx, p, target)]
+        out.append(Product("figure", f"{name}{suffix}", ctx.figure_paths(f"{name}{suffix}"),
+                           [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)],
+                           functools.partial(make_figure, name=f"{name}{suffix}", spec=spec, target=target),
+                           caption=str(spec.get("caption", name)).removesuffix(".rst"), target=target))
+    section = [] if target else [[f"Neural variants: {NEURAL_NOT_RUN}."]]
+    out += claims_product(ctx, TITLE, quantities=_quantities(), name=f"claims{suffix}", target=target,
+                          opt_in=(target,) if target else (), caption="opkb_claims",
+                          sections=lambda c, results: section)
+    return out
+
+
+def _quantities() -> dict:
+    from linbandits.studies.opkb.quantities import QUANTITIES
+
+    return QUANTITIES
+
+
+def make_final_table(ctx, names, name) -> None:
+    """Per (experiment, algorithm): mean, s.e., min and max of the final regret over every run."""
+    import pandas as pd
+
+    from linbandits.tables import write_table
+
+    rows = []
+    for exp_name in names:
+        exp, runs = ctx.experiments[exp_name], RunSet(ctx.runs_stem(exp_name))
+        for algorithm in exp.algorithms:
+            finals, t, _ = seed_runs(runs, exp, algorithm)
+            mean, se = mean_se(finals)
+            rows.append({"experiment": exp_name, "algorithm": label_of(ctx, exp_name, algorithm),
+                         "n_runs": finals.size, "T": int(t[-1]), "mean_regret": mean, "se": se,
+                         "min": float(finals.min()), "max": float(finals.max())})
+    write_table(pd.DataFrame(rows, columns=TABLE_COLUMNS), *ctx.table_paths(name), exact_columns=("n_runs", "T"))
+
+
+def make_switch_table(ctx, names) -> None:
+    """Per switch run and switched algorithm: its final regret and its paired difference from the same
+    algorithm's default run (the switch uses its base's seeds: the same instances and noise)."""
+    import pandas as pd
+
+    from linbandits.tables import write_table
+
+    rows = []
+    for exp_name in names:
+        exp, runs = ctx.experiments[exp_name], RunSet(ctx.runs_stem(exp_name))
+        base, base_runs = ctx.experiments[exp.switch_of], RunSet(ctx.runs_stem(exp.switch_of))
+        for algorithm in exp.algorithms:
+            finals, t, _ = seed_runs(runs, exp, algorithm)
+            mean, se = mean_se(finals)
+            default, _, _ = seed_runs(base_runs, base, algorithm)
+            diff, diff_se = mean_se(finals - default)
+            rows.append({"experiment": exp_name, "base": exp.switch_of, "choice": exp.choice, "value": exp.switch,
+                         "algorithm": label_of(ctx, exp.switch_of, algorithm), "n_runs": finals.size,
+                         "T": int(t[-1]), "mean_regret": mean, "se": se, "min": float(finals.min()),
+                         "max": float(finals.max()), "minus_default": diff, "minus_default_se": diff_se})
+    write_table(pd.DataFrame(rows, columns=SWITCH_COLUMNS), *ctx.table_paths("switch_regret"),
+                exact_columns=("n_runs", "T", "value"))
+
+
+# ------------------------------------------------------------------ figures
+
+def panel_experiments(ctx, panel: dict, target: str) -> list[str]:
+    """The experiments a panel draws: its own, its neural companion (`<experiment>_neural`, opkb_neural
+    only) and its dashed ones (e.g. SW-GPUCB with window 1000, or under removal = published)."""
+    main = panel["experiment"]
+    names = [main] if built(ctx, main, target) else []
+    if target and built(ctx, f"{main}_neural", target):
+        names.append(f"{main}_neural")
+    return names + [n for n in panel.get("dashed", []) if built(ctx, n, target)]
+
+
+def make_figure(ctx, name, spec, target) -> None:
+    from linbandits.studies.opkb.figures import draw_figure
+
+    panels = []
+    for p in spec["panels"]:
+        series = []
+        for n in panel_experiments(ctx, p, target):
+            exp, runs = ctx.experiments[n], RunSet(ctx.runs_stem(n))
+            dashed = n in p.get("dashed", [])
+            for algorithm in exp.algorithms:
+                _, t, curves = seed_runs(runs, exp, algorithm)
+                series.append({"algorithm": algorithm, "label": label_of(ctx, n, algorithm), "t": t,
+                               "curves": curves, "dashed": dashed})
+        panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
+                       "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
+    note = neural_note(ctx) if target else NEURAL_NOT_RUN.split(":")[0]
+    draw_figure(panels, ctx.figure_paths(name)[0][: -len(".pdf")], spec.get("title", ""), note, ctx.note())
+
+
+# ------------------------------------------------------------------ opkb_tuning
+
+def tuning_points(ctx) -> dict[str, list[dict]]:
+    from linbandits.studies.opkb.tuning import grid_points
+
+    tuning = ctx.section.get("tuning") or {}
+    if not tuning:
+        return {}
+    return grid_points(tuning, ctx.experiments[tuning["experiment"]].options)
+
+
+def tuning_files(ctx) -> list[str]:
+    return [ctx.results("tuning", algorithm, f"point{i:04d}.json")
+            for algorithm, points in tuning_points(ctx).items() for i in range(len(points))]
+
+
+def tuning_products(ctx) -> list[Product]:
+    files = tuning_files(ctx)
+    if not files:
+        return []
+    outputs = ctx.table_paths("tuning") + [ctx.results("tables", "tuning.json")]
+    return [
+        Product("table", "tuning_table", outputs, files, functools.partial(make_tuning_table, files=files),
+                caption="opkb_tuning", target=TUNING_TARGET),
+        *claims_product(ctx, TITLE, quantities=_quantities(), extra_inputs=files,
+                        extras=lambda c: {"tuning": files}, name="claims_tuning", target=TUNING_TARGET,
+                        caption="opkb_claims",
+                        sections=lambda c, results: [[f"Neural variants: {NEURAL_NOT_RUN}."]]),
+    ]
+
+
+def make_tuning_table(ctx, files) -> None:
+    from linbandits.studies.opkb.tuning import write_tuning_table
+
+    write_tuning_table(files, ctx.table_paths("tuning"), ctx.results("tables", "tuning.json"))
