@@ -47,7 +47,7 @@ def products(ctx) -> list[Product]:
                            caption=spec.get("caption", "lingape_figure").removesuffix(".rst")))
     from linbandits.studies.lingape.quantities import QUANTITIES
 
-    out.append(claims_product(ctx, TITLE, quantities=QUANTITIES))
+    out += claims_product(ctx, TITLE, quantities=QUANTITIES)
     return out
 
 
