@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "oam"))
 
 import oam_oracle as oracle  # noqa: E402
-from linbandits import pipeline  # noqa: E402
+from linbandits import experiments  # noqa: E402
 from linbandits.catalogue import build_instance, make_algorithm  # noqa: E402
 from linbandits.studies.oam.allocation import allocate, gaps_of  # noqa: E402
 from linbandits.studies.oam.lints import theory_scale  # noqa: E402
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     total_cpu, total_rounds, oracle_total = 0.0, 0, 0.0
     print(f"{'experiment':24s} {'algorithm':16s} {'n':>7s} {'engine us/rd':>12s} {'oracle us/rd':>12s} "
           f"{'ratio':>7s} {'projected s':>11s}")
-    for name, exp in pipeline.study_experiments(config, "oam").items():
+    for name, exp in experiments.study_experiments(config, "oam").items():
         settings = exp.instance_settings("single")
         inst = build_instance(exp.instance, settings)
         short = build_instance(exp.instance, {**settings, "horizon": args.oracle_rounds})

@@ -21,7 +21,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "opkb"))
 
-from linbandits import pipeline  # noqa: E402
+from linbandits import experiments  # noqa: E402
 from linbandits.catalogue import build_instance, make_algorithm  # noqa: E402
 from linbandits.studies.opkb import gpucb, opkb  # noqa: E402
 from linbandits.studies.opkb.blas import one_blas_thread  # noqa: E402
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     total = 0.0
     neural = {"OPNN", "OPNN0", "ADA-OPNN"}
-    for name, exp in pipeline.study_experiments(config, "opkb").items():
+    for name, exp in experiments.study_experiments(config, "opkb").items():
         if set(exp.algorithms) <= neural and not args.neural:
             continue
         setting = exp.setting_ids()[0]

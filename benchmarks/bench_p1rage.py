@@ -28,7 +28,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "p1rage"))
 
-from linbandits import pipeline  # noqa: E402
+from linbandits import experiments  # noqa: E402
 from linbandits.studies.p1rage.algorithms import ALGORITHMS, make_algorithm  # noqa: E402
 from linbandits.studies.p1rage.engine import run_trials  # noqa: E402
 from linbandits.catalogue import build_instance, family_names  # noqa: E402
@@ -68,7 +68,7 @@ def head_to_head(args):
 
 def grid_projection(args):
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    exps = pipeline.experiments(config)
+    exps = experiments.experiments(config)
     print(f"\n## Projected CPU time of the published grid ({args.grid_sample} sampled trials per cell)\n")
     print("| experiment | settings | trials per setting | algorithm | trials/s | projected CPU s |")
     print("|---|---:|---:|---|---:|---:|")

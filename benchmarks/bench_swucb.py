@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from linbandits import pipeline
+from linbandits import experiments
 from linbandits.catalogue import build_instance, make_algorithm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +115,7 @@ def projection():
     print("\n## Projected CPU of the published study (2 runs per series and T, scaled)\n")
     print("| experiment | series | rounds | projected CPU-s |")
     print("|---|---|---:|---:|")
-    for name, exp in pipeline.study_experiments(config, "swucb").items():
+    for name, exp in experiments.study_experiments(config, "swucb").items():
         for algo in exp.algorithms:
             cpu, rounds = 0.0, 0
             for setting in exp.setting_ids():

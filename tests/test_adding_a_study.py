@@ -1,4 +1,4 @@
-"""The study contract: a new study is its own files plus a config section.
+"""The study contract: a new study is its own folder plus a config section.
 
 The toy study under tests/toy_study/ is copied into a fresh copy of the
 repository (as a developer following docs/studies.md would add it); the test
@@ -42,8 +42,8 @@ def test_toy_study_runs_through_the_pipeline_without_touching_another_file(tmp_p
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest)
         added.append(str(rel))
-    assert sorted(added) == ["src/linbandits/studies/toy/__init__.py", "src/linbandits/studies/toy/toy.py",
-                             "workflow/rules/toy.smk"]
+    assert sorted(added) == ["src/linbandits/studies/toy/__init__.py", "src/linbandits/studies/toy/claims.yaml",
+                             "src/linbandits/studies/toy/products.py", "src/linbandits/studies/toy/toy.py"]
 
     env = {**os.environ, "PYTHONPATH": str(copy / "src")}
     help_text = subprocess.run([sys.executable, "-m", "linbandits.cli", "simulate", "--help"], env=env,
@@ -57,7 +57,8 @@ def test_toy_study_runs_through_the_pipeline_without_touching_another_file(tmp_p
     (work / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
 
     snakefile = copy / "Snakefile"
-    assert "toy_table" in planned_jobs(work, snakefile=snakefile, env=env)   # in the default target
+    planned = planned_jobs(work, snakefile=snakefile, env=env)      # in the default target
+    assert {"toy_accuracy", "toy_claims", "runs_toy_accuracy", "simulate_toy_accuracy"} <= set(planned)
     snakemake(work, "--cores", "2", "toy", snakefile=snakefile, env=env)
     table = (work / "results/toy/tables/accuracy.csv").read_text().splitlines()
     assert table[0] == "algorithm,n_runs,accuracy" and table[1].startswith("Toy-Uniform,25,")

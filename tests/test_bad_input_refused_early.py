@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from linbandits import pipeline
+from linbandits import validation
 from linbandits.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,7 +97,7 @@ def test_control_valid_values_of_the_same_kinds_pass_the_dry_run(tmp_path, make_
     assert jobs["yahoo_check"] == 1 and "simulate_malicious" in jobs
 
 
-# The same checks through pipeline.validate_config: the cases above and their neighbours.
+# The same checks through validation.validate_config: the cases above and their neighbours.
 UNIT_CASES = [
     (lambda c: exp(c, "malicious")["settings"].update(zero_round="maybe"), "settings/zero_round: .* not a valid bool"),
     (lambda c: exp(c, "malicious")["settings"].update(noise="uniform"),
@@ -128,16 +128,16 @@ UNIT_CASES = [
 @pytest.mark.parametrize("mutate, message", UNIT_CASES)
 def test_validation_names_the_key_and_the_fix(mutate, message):
     config = tiny_config()
-    pipeline.validate_config(config, REPO / "workflow/schemas/config.schema.yaml")   # control: valid as it is
+    validation.validate_config(config, REPO / "workflow/schemas/config.schema.yaml")   # control: valid as it is
     config = tiny_config()
     mutate(config)
     with pytest.raises(UserError, match=message) as err:
-        pipeline.validate_config(config, REPO / "workflow/schemas/config.schema.yaml")
+        validation.validate_config(config, REPO / "workflow/schemas/config.schema.yaml")
     assert "\n" not in str(err.value)
 
 
 def test_the_published_config_passes_every_check():
-    pipeline.validate_config(yaml.safe_load((REPO / "config/config.yaml").read_text()),
+    validation.validate_config(yaml.safe_load((REPO / "config/config.yaml").read_text()),
                              REPO / "workflow/schemas/config.schema.yaml")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from linbandits import pipeline
+from linbandits import experiments, products
 from linbandits.claims import VERDICTS
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
@@ -24,7 +24,7 @@ def rule_study(rule, config):
         if rule.startswith(head) and rule[len(head):] in config["studies"]:
             return rule[len(head):]
     for head in ("simulate_", "instances_", "runs_"):
-        exp = pipeline.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
+        exp = experiments.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
         if exp is not None:
             return exp.study
     return None
@@ -36,11 +36,12 @@ def config_of(workdir):
 
 def test_every_study_writes_its_figures_claims_and_logs(full_run):
     config = config_of(full_run)
-    assert pipeline.enabled_studies(config) == list(config["studies"])   # .test covers every study
+    assert experiments.enabled_studies(config) == list(config["studies"])   # .test covers every study
     for study in config["studies"]:
-        for name in pipeline.study_figures(config, study):
-            for path in pipeline.figure_paths(config, study, name):
-                assert (full_run / path).stat().st_size > 1000, path
+        for product in products.study_products(config, study):
+            if product.kind == "figure" and not product.target:
+                for path in product.outputs:
+                    assert (full_run / path).stat().st_size > 1000, path
         claims = json.loads((full_run / f"results/{study}/claims.json").read_text())
         assert claims["study"] == study and claims["claims"], study
         assert all(c["verdict"] in VERDICTS and c["quote"] and c["test"] for c in claims["claims"])
@@ -104,20 +105,21 @@ def test_report_groups_every_study(full_run, snakemake):
     assert "Overview" in html
     for study in config["studies"]:
         assert study in html
-        for name in pipeline.study_figures(config, study):
-            assert name in html
+        for product in products.study_products(config, study):
+            if product.kind == "figure" and not product.target:
+                assert product.name in html
 
 
 def test_what_the_default_target_builds_is_what_a_preview_bundles(tmp_path, planned_jobs):
-    """`opt_in:` and `ablation_of` mark the experiments the default target does not build; a preview's
+    """`opt_in:` marks the experiments the default target does not build; a preview's
     one simulate job per study leaves exactly those out. The published config's dry runs must agree."""
     repo = Path(__file__).resolve().parents[1]
     work = tmp_path / "w"
     (work / "config").mkdir(parents=True)
     (work / "config" / "config.yaml").write_text((repo / "config" / "config.yaml").read_text())
     config = config_of(work)
-    exps = pipeline.experiments(config)
+    exps = experiments.experiments(config)
     default = {r[len("simulate_"):] for r in planned_jobs(work) if r.startswith("simulate_")}
-    assert default == {n for n, e in exps.items() if not pipeline.on_request(e)}
+    assert default == {n for n, e in exps.items() if not experiments.on_request(e)}
     preview = {r for r in planned_jobs(work, "--config", "preview=true") if r.startswith("simulate_")}
     assert preview == {f"simulate_{s}" for s in config["studies"]}

@@ -5,7 +5,7 @@ import types
 import pytest
 import yaml
 
-from linbandits import catalogue, pipeline
+from linbandits import catalogue, experiments, jobs, paths, products, validation
 from linbandits.errors import UserError
 from pathlib import Path
 
@@ -19,9 +19,9 @@ def config():
 
 
 def test_default_config_is_valid_and_has_the_paper_grid(config):
-    pipeline.validate_config(config, SCHEMA)
+    validation.validate_config(config, SCHEMA)
     # Other studies add their own experiments; this test pins P1-RAGE's grid.
-    exps = {n: e for n, e in pipeline.experiments(config).items()
+    exps = {n: e for n, e in experiments.experiments(config).items()
             if e.study == "p1rage" and not e.switch_of}
     assert set(exps) == {"soare_sto", "soare_osci", "soare_period", "multi_osci", "multi_period",
                          "malicious", "multi_sto", "yahoo_repeat"}
@@ -29,7 +29,7 @@ def test_default_config_is_valid_and_has_the_paper_grid(config):
     assert trials == 1_098_000  # spec C trial counts
     assert exps["soare_period"].instance_settings("L1800") == {"s": 2.5, "L": 1800}
     assert exps["malicious"].setting_ids() == ["single"]
-    switches = {n: e for n, e in pipeline.experiments(config).items() if e.study == "p1rage" and e.switch_of}
+    switches = {n: e for n, e in experiments.experiments(config).items() if e.study == "p1rage" and e.switch_of}
     assert switches, "the P1-RAGE switch runs (the former ablations) are rows of its switches table"
     choices = config["studies"]["p1rage"]["choices"]
     for name, switch in switches.items():
@@ -38,21 +38,21 @@ def test_default_config_is_valid_and_has_the_paper_grid(config):
 
 
 def test_chunks_cover_every_trial_once(config):
-    exp = pipeline.experiments(config)["soare_sto"]
+    exp = experiments.experiments(config)["soare_sto"]
     for size in (1, 7, 3000, 50000):
         config["chunk_size"] = size
-        chunks = pipeline.chunks(config, exp)
+        chunks = experiments.chunks(config, exp)
         covered = [t for lo, n in chunks for t in range(lo, lo + n)]
         assert covered == list(range(exp.trials))
-    assert pipeline.chunk_bounds("3000-5999") == (3000, 3000)
+    assert experiments.chunk_bounds("3000-5999") == (3000, 3000)
 
 
 def test_trial_scale_and_seeds(config):
     config["trial_scale"] = 0.01
-    assert pipeline.experiments(config)["soare_sto"].trials == 210
-    a = pipeline.job_seed(config, "soare_sto", "T10")
-    assert a == pipeline.job_seed(config, "soare_sto", "T10")
-    assert a != pipeline.job_seed(config, "soare_sto", "T1010")
+    assert experiments.experiments(config)["soare_sto"].trials == 210
+    a = experiments.job_seed(config, "soare_sto", "T10")
+    assert a == experiments.job_seed(config, "soare_sto", "T10")
+    assert a != experiments.job_seed(config, "soare_sto", "T1010")
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -69,44 +69,44 @@ def test_trial_scale_and_seeds(config):
 def test_bad_config_names_the_problem(config, mutate, message):
     mutate(config)
     with pytest.raises(UserError, match=message):
-        pipeline.validate_config(config, SCHEMA)
+        validation.validate_config(config, SCHEMA)
 
 
 def test_paths_are_grouped_by_study_and_preview_goes_elsewhere(config):
-    exp = pipeline.experiments(config)["malicious"]
-    assert pipeline.table_paths(config, exp)[0] == "results/p1rage/tables/malicious.csv"
-    assert pipeline.raw_chunk_paths(config, exp, "single", "Peace")[0] == \
+    exp = experiments.experiments(config)["malicious"]
+    assert products.Context(config, "p1rage").table_paths("malicious")[0] == "results/p1rage/tables/malicious.csv"
+    assert paths.raw_chunk_paths(config, exp, "single", "Peace")[0] == \
         "results/p1rage/raw/malicious/single/Peace/chunk0-999.csv"
-    assert pipeline.figure_paths(config, "p1rage", "fig4_malicious")[1] == "figures/p1rage/fig4_malicious.png"
+    assert products.Context(config, "p1rage").figure_paths("fig4_malicious")[1] == "figures/p1rage/fig4_malicious.png"
     config["preview"] = True
-    exp = pipeline.experiments(config)["malicious"]
+    exp = experiments.experiments(config)["malicious"]
     assert exp.trials == 20   # 1000 x the default preview scale 0.02
-    assert pipeline.table_paths(config, exp)[0] == "preview/results/p1rage/tables/malicious.csv"
+    assert products.Context(config, "p1rage").table_paths("malicious")[0] == "preview/results/p1rage/tables/malicious.csv"
 
 
 def test_enabled_studies_and_fixed_experiment_seeds(config):
-    enabled = pipeline.enabled_studies(config)
+    enabled = experiments.enabled_studies(config)
     assert "p1rage" in enabled
     config["studies"]["p1rage"]["enabled"] = False
-    assert pipeline.enabled_studies(config) == [s for s in enabled if s != "p1rage"]
+    assert experiments.enabled_studies(config) == [s for s in enabled if s != "p1rage"]
     config["studies"]["p1rage"]["experiments"]["malicious"]["seed"] = 5
-    assert pipeline.job_seed(config, "malicious", "single") == 5
-    assert pipeline.job_seed(config, "multi_sto", "single") != 5
+    assert experiments.job_seed(config, "malicious", "single") == 5
+    assert experiments.job_seed(config, "multi_sto", "single") != 5
 
 
 @pytest.mark.parametrize("given, expected", [("true", True), ("True", True), ("false", False), (True, True)])
 def test_preview_switch_from_the_command_line(config, given, expected):
     # `--config preview=true` arrives as the string 'true'
     config["preview"] = given
-    pipeline.validate_config(config, SCHEMA)
+    validation.validate_config(config, SCHEMA)
     assert config["preview"] is expected
-    assert pipeline.prefix(config) == ("preview/" if expected else "")
+    assert paths.prefix(config) == ("preview/" if expected else "")
 
 
 def test_a_misspelled_boolean_is_still_refused(config):
     config["preview"] = "yes please"
     with pytest.raises(UserError, match="preview"):
-        pipeline.validate_config(config, SCHEMA)
+        validation.validate_config(config, SCHEMA)
 
 
 def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
@@ -114,21 +114,21 @@ def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
     seed job_seed gives that setting, and writes that setting's chunk file (the paths aggregation reads)."""
     import shlex
 
-    for name, exp in pipeline.experiments(config).items():
-        for chunk, (lo, n) in zip(pipeline.chunk_names(config, exp), pipeline.chunks(config, exp)):
+    for name, exp in experiments.experiments(config).items():
+        for chunk, (lo, n) in zip(experiments.chunk_names(config, exp), experiments.chunks(config, exp)):
             algo = exp.algorithms[0]
-            csvs = [p.format(algorithm=algo, chunk=chunk) for p in pipeline.simulate_outputs(config, exp)]
-            assert csvs == [pipeline.raw_chunk_paths(config, exp, s, algo)[lo // int(exp.chunk_size or config["chunk_size"])]
+            csvs = [p.format(algorithm=algo, chunk=chunk) for p in paths.simulate_outputs(config, exp)]
+            assert csvs == [paths.raw_chunk_paths(config, exp, s, algo)[lo // int(exp.chunk_size or config["chunk_size"])]
                             for s in exp.setting_ids()]
-            words = shlex.split(pipeline.simulate_cell_args(config, exp, csvs))
+            words = shlex.split(jobs.simulate_cell_args(config, exp, csvs))
             cells = [words[i + 1:i + 4] for i in range(0, len(words), 4)]
             assert all(words[i] == "--cell" for i in range(0, len(words), 4))
-            assert cells == [[pipeline.instance_path(config, exp, s), str(pipeline.job_seed(config, name, s)), out]
+            assert cells == [[paths.instance_path(config, exp, s), str(experiments.job_seed(config, name, s)), out]
                              for s, out in zip(exp.setting_ids(), csvs)]
-        words = shlex.split(pipeline.instance_cell_args(config, exp))
+        words = shlex.split(jobs.instance_cell_args(config, exp))
         own = [words[i + 1] for i, w in enumerate(words) if w == "--cell"]
         assert own == ["" if exp.sweep is None else f"{exp.sweep}={exp.value_of(s)}"
-                       for s in pipeline.own_instance_settings(exp)]
+                       for s in experiments.own_instance_settings(exp)]
         fixed = [words[i + 1] for i, w in enumerate(words) if w == "--setting"]
         assert fixed == [f"{k}={v}" for k, v in exp.settings.items()]
 
@@ -136,23 +136,23 @@ def test_a_simulate_job_lists_every_setting_with_its_own_seed_and_files(config):
 def test_a_bundled_job_runs_the_same_commands_as_the_jobs_it_replaces(config):
     """A preview bundles an experiment's algorithms into one job: it writes exactly the files of the
     per-algorithm jobs and runs exactly their commands (through `linbandits batch`)."""
-    assert not pipeline.bundles_algorithms(config)
-    assert pipeline.bundles_algorithms({**config, "preview": True})
-    for exp in pipeline.experiments(config).values():
-        for chunk in pipeline.chunk_names(config, exp):
+    assert not jobs.bundles_algorithms(config)
+    assert jobs.bundles_algorithms({**config, "preview": True})
+    for exp in experiments.experiments(config).values():
+        for chunk in experiments.chunk_names(config, exp):
             separate = sorted(p.format(algorithm=a, chunk=chunk) for a in exp.algorithms
-                              for p in pipeline.simulate_outputs(config, exp, "csv"))
-            bundled = sorted(p.format(chunk=chunk) for p in pipeline.bundled_simulate_outputs(config, exp, "csv"))
+                              for p in paths.simulate_outputs(config, exp, "csv"))
+            bundled = sorted(p.format(chunk=chunk) for p in paths.bundled_simulate_outputs(config, exp, "csv"))
             assert bundled == separate
             for a in exp.algorithms:
-                words = shlex.split(pipeline.simulate_command(config, exp, a, chunk, curves=False))
+                words = shlex.split(jobs.simulate_command(config, exp, a, chunk, curves=False))
                 assert words[:3] == ["simulate-cells", "--algorithm", a]
                 outs = [words[i + 3] for i, w in enumerate(words) if w == "--cell"]
-                assert outs == [p.format(algorithm=a, chunk=chunk) for p in pipeline.simulate_outputs(config, exp)]
-            outputs, job, command = pipeline.simulate_job({**config, "bundle_algorithms": True}, exp, curves=False)
-            assert job == "all" and outputs["csv"] == pipeline.bundled_simulate_outputs(config, exp, "csv")
+                assert outs == [p.format(algorithm=a, chunk=chunk) for p in paths.simulate_outputs(config, exp)]
+            outputs, job, command = jobs.simulate_job({**config, "bundle_algorithms": True}, exp, curves=False)
+            assert job == "all" and outputs["csv"] == paths.bundled_simulate_outputs(config, exp, "csv")
             line = command(types.SimpleNamespace(chunk=chunk))
-            singles = [pipeline.simulate_command(config, exp, a, chunk, curves=False) for a in exp.algorithms]
+            singles = [jobs.simulate_command(config, exp, a, chunk, curves=False) for a in exp.algorithms]
             # one algorithm: its command as it is; more: a batch of them
             assert (shlex.split(line) == ["batch", *singles]) if len(singles) > 1 else line == singles[0]
 
@@ -161,91 +161,91 @@ def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(
     """Experiments on the same family and settings (SW-UCB's switches, OAM's epsilon = 0 runs, the
     P1-RAGE ablations) read the instance file of the first published experiment that has it; each
     file has exactly one writer, and a setting differing in one value keeps its own file."""
-    exps = pipeline.experiments(config)
+    exps = experiments.experiments(config)
     writers = {}
     for name, exp in exps.items():
-        for path in pipeline.instance_outputs(config, exp, "npz"):
+        for path in paths.instance_outputs(config, exp, "npz"):
             assert path not in writers, f"{path} written by {writers[path]} and {name}"
             writers[path] = name
     for name, exp in exps.items():
-        for path in pipeline.instance_inputs(config, exp):
+        for path in paths.instance_inputs(config, exp):
             if exp.instance in catalogue.family_names():
                 assert path in writers, f"{name} reads {path}, which no instance job writes"
     rexp3, fig1 = exps["swucb_fig1__rexp3"], exps["swucb_fig1"]
-    assert pipeline.instance_outputs(config, rexp3, "npz") == []
-    assert pipeline.instance_inputs(config, rexp3) == pipeline.instance_inputs(config, fig1)
+    assert paths.instance_outputs(config, rexp3, "npz") == []
+    assert paths.instance_inputs(config, rexp3) == paths.instance_inputs(config, fig1)
     # fig2 differs from fig1 only in its budget setting: its own files
-    assert set(pipeline.instance_inputs(config, exps["swucb_fig2"])).isdisjoint(pipeline.instance_inputs(config, fig1))
+    assert set(paths.instance_inputs(config, exps["swucb_fig2"])).isdisjoint(paths.instance_inputs(config, fig1))
     # an ablation never owns a file a published experiment needs
     for name, exp in exps.items():
         if not exp.ablation_of:
-            assert all(not exps[writers[p]].ablation_of for p in pipeline.instance_inputs(config, exp) if p in writers)
+            assert all(not exps[writers[p]].ablation_of for p in paths.instance_inputs(config, exp) if p in writers)
     # a changed setting is a different instance
     changed = copy.deepcopy(config)
     rexp3_row = [sw for sw in changed["studies"]["swucb"]["switches"] if sw["name"] == "rexp3"][0]
     rexp3_row["settings"] = {"budget": "cuberoot"}
-    moved = pipeline.experiments(changed)["swucb_fig1__rexp3"]
-    assert pipeline.instance_inputs(changed, moved) == pipeline.instance_inputs(changed, pipeline.experiments(changed)["swucb_fig2"])
+    moved = experiments.experiments(changed)["swucb_fig1__rexp3"]
+    assert paths.instance_inputs(changed, moved) == paths.instance_inputs(changed, experiments.experiments(changed)["swucb_fig2"])
 
 
 def test_a_sweep_over_seeds_is_scaled_like_runs(config):
     """opkb sweeps the instance seed (one instance per run): a preview or trial_scale keeps the
     first values, never fewer than two (a standard error needs two); the full run keeps all 25."""
-    full = pipeline.experiments(config)["opkb_env1"]
+    full = experiments.experiments(config)["opkb_env1"]
     assert full.values == tuple(range(25))
-    preview = pipeline.experiments({**config, "preview": True})
+    preview = experiments.experiments({**config, "preview": True})
     assert preview["opkb_env1"].values == (0, 1)
     assert preview["opkb_cosine"].values == (0, 1)
-    assert pipeline.experiments({**config, "trial_scale": 0.2})["opkb_env1"].values == tuple(range(5))
+    assert experiments.experiments({**config, "trial_scale": 0.2})["opkb_env1"].values == tuple(range(5))
     # other sweeps are settings of the environment: never cut
     assert preview["soare_osci"].values == full_values(config, "soare_osci")
 
 
 def full_values(config, name):
-    return pipeline.experiments(config)[name].values
+    return experiments.experiments(config)[name].values
 
 
 def test_a_preview_runs_the_preview_values_only(config):
-    assert pipeline.experiments(config)["exp2_canonical"].values == (1.0, 0.1, 0.01)
+    assert experiments.experiments(config)["exp2_canonical"].values == (1.0, 0.1, 0.01)
     config["preview"] = True
-    assert pipeline.experiments(config)["exp2_canonical"].values == (1.0, 0.1)
-    assert pipeline.experiments(config)["exp1_soare"].values == tuple(range(2, 11))   # no preview_values: all
+    assert experiments.experiments(config)["exp2_canonical"].values == (1.0, 0.1)
+    assert experiments.experiments(config)["exp1_soare"].values == tuple(range(2, 11))   # no preview_values: all
     config["studies"]["lingape"]["experiments"]["exp2_canonical"]["preview_values"] = [0.1, 0.5]
     with pytest.raises(UserError, match=r"exp2_canonical: preview_values \[0.5\] are not among its values"):
-        pipeline.experiments(config)
+        experiments.experiments(config)
 
 
 def test_bundled_instance_jobs_run_the_same_commands_and_write_the_same_files(config):
-    exps = [e for e in pipeline.experiments(config).values()
-            if e.instance in catalogue.family_names() and pipeline.own_instance_settings(e)]
-    single = pipeline.instance_jobs(config, exps)
+    exps = [e for e in experiments.experiments(config).values()
+            if e.instance in catalogue.family_names() and experiments.own_instance_settings(e)]
+    single = jobs.instance_jobs(config, exps)
     assert [g for g in single.values() if len(g) != 1] == []
-    commands = {e.name: pipeline.instance_command(config, [e]) for e in exps}
+    commands = {e.name: jobs.instance_command(config, [e]) for e in exps}
     assert all(c.startswith("instance-cells --instance ") for c in commands.values())
     config["bundle_algorithms"] = True
-    bundled = pipeline.instance_jobs(config, exps)
+    bundled = jobs.instance_jobs(config, exps)
     assert set(bundled) == {e.study for e in exps if not e.ablation_of} | {e.name for e in exps if e.ablation_of}
     assert sorted(e.name for g in bundled.values() for e in g) == sorted(single)
     for group in bundled.values():
-        words = shlex.split(pipeline.instance_command(config, group))
+        words = shlex.split(jobs.instance_command(config, group))
         expected = [commands[e.name] for e in group]
         assert (words[1:] == expected and words[0] == "batch") if len(group) > 1 else \
-            pipeline.instance_command(config, group) == expected[0]
+            jobs.instance_command(config, group) == expected[0]
 
 
 def test_a_previews_study_job_runs_the_per_experiment_commands(config):
     config["preview"] = True
-    exps = pipeline.experiments(config)
-    jobs = pipeline.study_simulate_jobs(config, list(exps.values()))
-    assert set(jobs) == set(config["studies"])
-    assert not any(pipeline.on_request(e) for g in jobs.values() for e in g)
-    assert {e.name for g in jobs.values() for e in g} == {n for n, e in exps.items() if not pipeline.on_request(e)}
-    for study, group in jobs.items():
-        outputs, command = pipeline.study_simulate_job(config, group, curves=False)
-        expected = [pipeline.simulate_command(config, e, a, c, curves=False)
-                    for e in group for c in pipeline.chunk_names(config, e) for a in e.algorithms]
+    exps = experiments.experiments(config)
+    bundles = jobs.study_simulate_jobs(config, list(exps.values()))
+    assert set(bundles) == set(config["studies"])
+    assert not any(experiments.on_request(e) for g in bundles.values() for e in g)
+    assert {e.name for g in bundles.values() for e in g} == {n for n, e in exps.items() if not experiments.on_request(e)}
+    for study, group in bundles.items():
+        outputs, command = jobs.study_simulate_job(config, group, curves=False)
+        expected = [jobs.simulate_command(config, e, a, c, curves=False)
+                    for e in group for c in experiments.chunk_names(config, e) for a in e.algorithms]
         assert shlex.split(command) == ["batch", *expected]
-        assert sorted(outputs["csv"]) == sorted(p.format(chunk=c) for e in group for c in pipeline.chunk_names(config, e)
-                                                for p in pipeline.bundled_simulate_outputs(config, e, "csv"))
+        assert sorted(outputs["csv"]) == sorted(p.format(chunk=c) for e in group for c in experiments.chunk_names(config, e)
+                                                for p in paths.bundled_simulate_outputs(config, e, "csv"))
     config["preview"] = False
-    assert pipeline.study_simulate_jobs(config, list(pipeline.experiments(config).values())) == {}
+    assert jobs.study_simulate_jobs(config, list(experiments.experiments(config).values())) == {}

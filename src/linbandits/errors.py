@@ -14,16 +14,6 @@ def unknown_name(kind: str, name: str, valid) -> UserError:
     return UserError(f"unknown {kind} {name!r}; valid {kind}s are: {', '.join(valid)}")
 
 
-def json_argument(text: str, flag: str):
-    """The JSON a rule passes inline on a command line (`--manifest`, `--rows`, ...), or one UserError."""
-    import json
-
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{flag} is not valid JSON: {exc}") from None
-
-
 def check_seed(seed: int, what: str = "--seed") -> None:
     """A seed from the command line: numpy's SeedSequence takes non-negative integers only."""
     if seed < 0:

@@ -42,15 +42,15 @@ class Context:
     """One study's view of a config: its experiments, where their files are, its claims' evidence."""
 
     def __init__(self, config: dict, study: str):
-        from linbandits import pipeline
+        from linbandits import experiments, paths
 
         self.config, self.study = config, study
-        self.prefix = pipeline.prefix(config)
-        sections = pipeline.study_sections(config)
+        self.prefix = paths.prefix(config)
+        sections = experiments.study_sections(config)
         if study not in sections:
             raise UserError(f"the config has no section studies: {study}")
         self.section = sections[study]
-        self.experiments = pipeline.study_experiments(config, study)
+        self.experiments = experiments.study_experiments(config, study)
         self.level = float((config.get("claims") or {}).get("level", 0.95))
         self.robustness = bool(config.get("robustness", True))
         self.preview = bool(config.get("preview"))
@@ -67,9 +67,9 @@ class Context:
         return [f"{stem}.npz", f"{stem}.json"]
 
     def summary_path(self, experiment: str, setting: str) -> str:
-        from linbandits import pipeline
+        from linbandits import paths
 
-        return pipeline.instance_path(self.config, self.experiments[experiment], setting, "json")
+        return paths.instance_path(self.config, self.experiments[experiment], setting, "json")
 
     def summaries(self, experiment: str) -> list[str]:
         return [self.summary_path(experiment, s) for s in self.experiments[experiment].setting_ids()]
@@ -86,9 +86,9 @@ class Context:
     # ---------------------------------------------------------------- experiments
     def published(self) -> dict:
         """The experiments of the published protocol (no switch runs, none built only on request)."""
-        from linbandits import pipeline
+        from linbandits import experiments
 
-        return {n: e for n, e in self.experiments.items() if not pipeline.on_request(e) and not e.switch_of}
+        return {n: e for n, e in self.experiments.items() if not experiments.on_request(e) and not e.switch_of}
 
     def switch_runs(self, opt_in: bool = False) -> dict:
         """The switch experiments the default target builds (with `opt_in`: every one, also those an
@@ -131,7 +131,7 @@ def study_products(config: dict, study: str) -> list[Product]:
         return []
     ctx = Context(config, study)
     # claims_product returns a list: a study may append it whole rather than extend by it.
-    products = [q for p in catalogue.resolve(s.products)(ctx) for q in (p if isinstance(p, list) else [p])]
+    products = catalogue.resolve(s.products)(ctx)
     names = [p.name for p in products]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from linbandits import pipeline
+from linbandits import experiments, paths
 from linbandits.studies.lingape.products import SUMMARY_COLUMNS
 
 
@@ -15,7 +15,7 @@ def config_of(workdir):
 
 def test_tables_match_the_raw_runs(full_run):
     config = config_of(full_run)
-    exps = pipeline.study_experiments(config, "lingape")
+    exps = experiments.study_experiments(config, "lingape")
     assert any(e.switch_of for e in exps.values())       # switch runs get their tables too
     for name, exp in exps.items():
         table = pd.read_csv(full_run / f"results/lingape/tables/{name}.csv")
@@ -23,8 +23,8 @@ def test_tables_match_the_raw_runs(full_run):
         assert len(table) == len(exp.algorithms) * len(exp.values)
         assert (table["runs"] == exp.trials).all()
         for row in table.itertuples():
-            s = pipeline.setting_id(exp.sweep, exp.values[[float(v) for v in exp.values].index(row.x)])
-            raw = pd.concat(pd.read_csv(full_run / p) for p in pipeline.raw_chunk_paths(config, exp, s, row.algorithm))
+            s = experiments.setting_id(exp.sweep, exp.values[[float(v) for v in exp.values].index(row.x)])
+            raw = pd.concat(pd.read_csv(full_run / p) for p in paths.raw_chunk_paths(config, exp, s, row.algorithm))
             assert sorted(raw["trial"]) == list(range(exp.trials))
             assert np.isclose(row.mean_tau, raw["stopping_time"].mean(), rtol=1e-9)
             assert row.min_tau == raw["stopping_time"].min() and row.max_tau == raw["stopping_time"].max()

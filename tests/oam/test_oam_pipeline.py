@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from linbandits import pipeline
+from linbandits import experiments, paths
 from linbandits.studies.oam.products import FINAL_COLUMNS
 
 
@@ -17,15 +17,15 @@ def test_table_matches_the_raw_runs(full_run):
     config = config_of(full_run)
     table = pd.read_csv(full_run / "results/oam/tables/final_regret.csv", keep_default_na=False)
     assert list(table.columns) == FINAL_COLUMNS
-    exps = pipeline.study_experiments(config, "oam")
+    exps = experiments.study_experiments(config, "oam")
     assert len(table) == sum(len(e.algorithms) for e in exps.values())
     for row in table.itertuples():
         exp = exps[row.experiment]
-        raw = pd.concat(pd.read_csv(full_run / p) for p in pipeline.raw_chunk_paths(config, exp, "single",
+        raw = pd.concat(pd.read_csv(full_run / p) for p in paths.raw_chunk_paths(config, exp, "single",
                                                                                     row.algorithm))
         assert list(raw.columns) == ["trial", "regret"] and sorted(raw["trial"]) == list(range(exp.trials))
         assert row.mean_regret == pytest.approx(raw["regret"].mean(), rel=1e-9)
-        summary = json.loads((full_run / pipeline.instance_path(config, exp, "single", "json")).read_text())
+        summary = json.loads((full_run / paths.instance_path(config, exp, "single", "json")).read_text())
         if not summary["theta_random"]:
             assert row.C == pytest.approx(summary["lower_bound_C"], rel=1e-9)
         assert row.switch == (exp.switch or "")

@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import yaml
 
-from linbandits import pipeline
+from linbandits import experiments, paths
 from linbandits.studies.opkb.products import SWITCH_COLUMNS, TABLE_COLUMNS
 from linbandits.studies.opkb.tuning import grid_points
 
@@ -16,7 +16,7 @@ def config_of(workdir):
 
 
 def published(config):
-    return {n: e for n, e in pipeline.study_experiments(config, "opkb").items() if not e.opt_in and not e.switch_of}
+    return {n: e for n, e in experiments.study_experiments(config, "opkb").items() if not e.opt_in and not e.switch_of}
 
 
 def test_table_matches_the_raw_runs(full_run):
@@ -29,12 +29,12 @@ def test_table_matches_the_raw_runs(full_run):
         exp = experiments[row.experiment]
         algorithm = "SW-GPUCB" if row.algorithm == "SW-GPUCB(1000)" else row.algorithm
         finals = pd.concat(pd.read_csv(full_run / p) for s in exp.setting_ids()
-                           for p in pipeline.raw_chunk_paths(config, exp, s, algorithm))["regret"]
+                           for p in paths.raw_chunk_paths(config, exp, s, algorithm))["regret"]
         assert row.n_runs == exp.trials * len(exp.setting_ids()) == len(finals)
         assert abs(row.mean_regret - finals.mean()) < 1e-9 * max(1.0, abs(finals.mean()))
     switches = pd.read_csv(full_run / "results/opkb/tables/switch_regret.csv")
     assert list(switches.columns) == SWITCH_COLUMNS
-    assert set(switches["experiment"]) == {n for n, e in pipeline.study_experiments(config, "opkb").items()
+    assert set(switches["experiment"]) == {n for n, e in experiments.study_experiments(config, "opkb").items()
                                            if e.switch_of and not e.opt_in}
     assert set(switches[switches["choice"] == "removal"]["algorithm"]) == {"SW-GPUCB", "SW-GPUCB(1000)"}
 
@@ -81,14 +81,14 @@ def test_study_target_builds_nothing_twice(full_run, planned_jobs):
 def test_neural_variants_and_tuning_are_opt_in(tmp_path, make_workdir, planned_jobs):
     workdir = make_workdir(tmp_path / "fresh")
     config = config_of(workdir)
-    experiments = pipeline.study_experiments(config, "opkb")
-    neural = [n for n, e in experiments.items() if set(e.algorithms) <= NEURAL]
-    assert neural and all(experiments[n].opt_in == "opkb_neural" for n in neural)
+    exps = experiments.study_experiments(config, "opkb")
+    neural = [n for n, e in exps.items() if set(e.algorithms) <= NEURAL]
+    assert neural and all(exps[n].opt_in == "opkb_neural" for n in neural)
 
     def simulate_jobs(jobs):
-        return {n: jobs.get(f"simulate_{n}", 0) for n in experiments}
+        return {n: jobs.get(f"simulate_{n}", 0) for n in exps}
 
-    expected = {n: len(e.algorithms) * len(pipeline.chunks(config, e)) for n, e in experiments.items()}
+    expected = {n: len(e.algorithms) * len(experiments.chunks(config, e)) for n, e in experiments.items()}
     default = planned_jobs(workdir, "opkb")
     assert simulate_jobs(default) == {n: 0 if n in neural else expected[n] for n in experiments}
     assert not any(k.endswith(("_neural", "_tuning", "tuning_table")) or k == "opkb_tune_point" for k in default)
@@ -97,6 +97,6 @@ def test_neural_variants_and_tuning_are_opt_in(tmp_path, make_workdir, planned_j
     assert jobs["opkb_opkb_fig1_neural"] == jobs["opkb_opkb_fig2_neural"] == 1
     assert {n: c for n, c in simulate_jobs(jobs).items() if n in neural} == {n: expected[n] for n in neural}
     tuning = planned_jobs(workdir, "opkb_tuning")
-    points = grid_points(config["studies"]["opkb"]["tuning"], experiments["opkb_env1"].options)
+    points = grid_points(config["studies"]["opkb"]["tuning"], exps["opkb_env1"].options)
     assert tuning["opkb_tune_point"] == sum(len(p) for p in points.values())
     assert tuning["opkb_tuning_table"] == tuning["opkb_claims_tuning"] == 1

@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import yaml
 
-from linbandits import pipeline
+from linbandits import experiments
 
 NINE_COLUMNS = ["experiment", "algorithm", "x", "n_trials", "n_errors", "error_prob",
                 "ci95_low", "ci95_high", "min_gap"]
@@ -23,7 +23,7 @@ def config_of(workdir):
 
 def test_every_table_has_the_schema(full_run):
     config = config_of(full_run)
-    for name, exp in pipeline.study_experiments(config, "p1rage").items():
+    for name, exp in experiments.study_experiments(config, "p1rage").items():
         csv = full_run / f"results/p1rage/tables/{name}.csv"
         table = pd.read_csv(csv)       # switch runs too: config robustness: true (the default)
         assert list(table.columns[:9]) == NINE_COLUMNS
@@ -116,7 +116,7 @@ def test_ablations_target_is_the_switch_runs_and_the_claims(full_run, planned_jo
     switch figures, and the claims judged under them; the default target already did (robustness)."""
     config = config_of(full_run)
     assert planned_jobs(full_run, "ablations") == {}
-    switches = {n: e for n, e in pipeline.study_experiments(config, "p1rage").items() if e.switch_of}
+    switches = {n: e for n, e in experiments.study_experiments(config, "p1rage").items() if e.switch_of}
     assert set(switches) == {"soare_sto__threshold_one", "malicious__no_zero_round", "yahoo_repeat__shared_pca"}
     for name, exp in switches.items():
         table = pd.read_csv(full_run / f"results/p1rage/tables/{name}.csv")

@@ -1,10 +1,8 @@
 """Error tables from runs: the rows (counts, intervals, order, checks against the instance summary), their
 CSV/Markdown/LaTeX renderings, and the table product on a synthetic world."""
-import json
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from linbandits.errors import UserError

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from linbandits import pipeline, products, runs
+from linbandits import experiments, products, runs
 from linbandits.catalogue import build_instance, make_algorithm
 from linbandits.claims import FAILS_TO_HOLD, HOLDS
 from linbandits.claims import estimates as est
@@ -37,7 +37,7 @@ def test_slope_recovers_a_planted_power_law_inside_its_interval():
 
 
 class OneExperiment:
-    """The minimum of pipeline.Experiment that Evidence reads."""
+    """The minimum of experiments.Experiment that Evidence reads."""
 
     def __init__(self, name, values):
         self.name, self.values, self.sweep = name, tuple(values), "T"
@@ -268,11 +268,11 @@ def switch_shares_the_noise(config, switch_name, trial=0, T=1200) -> bool:
     (engine.noise_matrix reads generator(seed, trial, 0) only)."""
     from linbandits.studies.swucb import engine
 
-    exps = pipeline.experiments(config)
+    exps = experiments.experiments(config)
     switch = exps[switch_name]
     base = exps[switch.switch_of]
     setting = switch.setting_ids()[0]
-    seeds = pipeline.seed_of(config, switch, setting), pipeline.seed_of(config, base, setting)
+    seeds = experiments.seed_of(config, switch, setting), experiments.seed_of(config, base, setting)
     instance = build_instance("swucb_sinusoid", {"T": T, "budget": switch.settings["budget"]})
     return np.array_equal(engine.noise_matrix(instance, seeds[0], trial), engine.noise_matrix(instance, seeds[1], trial))
 
@@ -284,7 +284,7 @@ def test_switch_runs_share_their_base_noise(switch):
 
 def test_a_planted_own_seed_switch_is_caught(monkeypatch):
     """Switch runs seeded from their own names (the old separate experiments) see other noise."""
-    monkeypatch.setattr(pipeline, "seed_of", lambda config, exp, setting: pipeline._hashed_seed(config, exp.name, setting))
+    monkeypatch.setattr(experiments, "seed_of", lambda config, exp, setting: experiments._hashed_seed(config, exp.name, setting))
     assert not switch_shares_the_noise(REPO_CONFIG, "swucb_fig1__rexp3")
 
 

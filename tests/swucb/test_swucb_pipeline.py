@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from linbandits import pipeline
+from linbandits import experiments, paths
 from linbandits.catalogue import make_algorithm
 from linbandits.claims import VERDICTS
 from linbandits.problems import load_instance_file
@@ -16,7 +16,7 @@ from conftest_config import config_of
 
 def test_tables_figures_and_claims_are_built(full_run):
     config = config_of(full_run)
-    exps = pipeline.study_experiments(config, "swucb")
+    exps = experiments.study_experiments(config, "swucb")
     assert {n for n, e in exps.items() if e.switch_of} == {"swucb_fig1__rexp3", "swucb_fig1__v_budget",
                                                           "swucb_fig2__known_window"}
     regret = pd.read_csv(full_run / "results/swucb/tables/regret.csv")
@@ -76,23 +76,23 @@ def test_switch_runs_play_their_base_noise(full_run):
     """Every switch run of a setting has its base's simulate seed; and run 0 of the switch, replayed with
     the base's seed, gives the regret the runs file holds (so it drew the base's noise matrix)."""
     config = config_of(full_run)
-    exps = pipeline.study_experiments(config, "swucb")
+    exps = experiments.study_experiments(config, "swucb")
     for name, exp in exps.items():
         if not exp.switch_of:
             continue
         base = exps[exp.switch_of]
         for setting in exp.setting_ids():
             for algo in exp.algorithms:
-                chunks = [p for a in base.algorithms for p in pipeline.raw_chunk_paths(config, base, setting, a)]
-                chunks += pipeline.raw_chunk_paths(config, exp, setting, algo)
+                chunks = [p for a in base.algorithms for p in paths.raw_chunk_paths(config, base, setting, a)]
+                chunks += paths.raw_chunk_paths(config, exp, setting, algo)
                 seeds = {json.loads((full_run / (p[: -len(".csv")] + ".json")).read_text())["seed"] for p in chunks}
                 assert len(seeds) == 1, (name, setting, seeds)
         setting = exp.setting_ids()[-1]
         algo = exp.algorithms[0]
-        instance = load_instance_file(str(full_run / pipeline.instance_path(config, exp, setting)))
+        instance = load_instance_file(str(full_run / paths.instance_path(config, exp, setting)))
         alg = make_algorithm(algo, instance, exp.options[algo])
         recorded = RunSet(full_run / f"results/swucb/runs/{name}").column(setting, algo, "regret")
-        again = alg.run(pipeline.seed_of(config, base, setting), 0).columns["regret"]
+        again = alg.run(experiments.seed_of(config, base, setting), 0).columns["regret"]
         assert np.float64(again) == recorded[0]
 
 

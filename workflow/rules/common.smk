@@ -1,24 +1,23 @@
-# Config validation and the lookups every rule shares. The logic lives in
-# linbandits.pipeline (unit-tested); this file only binds it to `config`.
+# Config validation and the lookups every rule shares. The logic lives in the package
+# (linbandits.experiments, .paths, .jobs, .validation; unit-tested); this file only binds it to `config`.
 import re
 import sys
 
 from linbandits.errors import UserError
-from linbandits import catalogue, pipeline
+from linbandits import catalogue, experiments, jobs, paths, validation
 
 try:
-    pipeline.validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+    validation.validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
 except UserError as exc:
     sys.stderr.write(f"\n{exc}\nFix the config file (see config/config.yaml for every key).\n\n")
     sys.exit(1)
 
-EXPERIMENTS = pipeline.experiments(config)
-FIGURES = pipeline.figures(config)
-PREFIX = pipeline.prefix(config)
-STUDIES = list(pipeline.study_sections(config))
+EXPERIMENTS = experiments.experiments(config)
+PREFIX = paths.prefix(config)
+STUDIES = list(experiments.study_sections(config))
 # Experiments with an instance job: a built-in family, and a setting no earlier experiment writes.
 BUILTIN = sorted(n for n, e in EXPERIMENTS.items()
-                 if e.instance in catalogue.family_names() and pipeline.own_instance_settings(e))
+                 if e.instance in catalogue.family_names() and experiments.own_instance_settings(e))
 CURVE_STUDIES = [s for s in STUDIES if catalogue.studies()[s].curves]
 
 # Each study's rules file appends its default targets (tables, figures,
@@ -26,12 +25,8 @@ CURVE_STUDIES = [s for s in STUDIES if catalogue.studies()[s].curves]
 STUDY_TARGETS = {s: [] for s in STUDIES}
 
 
-def experiment(name):
-    return EXPERIMENTS[name]
-
-
 def all_inputs(wildcards):
-    targets = [t for s in pipeline.enabled_studies(config) for t in STUDY_TARGETS[s]]
+    targets = [t for s in experiments.enabled_studies(config) for t in STUDY_TARGETS[s]]
     return targets + [f"{PREFIX}results/overview.md"]
 
 

@@ -5,16 +5,16 @@
 # `bundle_algorithms: true`) one per study, instances_<study>, that runs the same
 # instance-cells commands in one process (`linbandits batch`).
 
-for _name, _exps in pipeline.instance_jobs(config, [EXPERIMENTS[n] for n in BUILTIN]).items():
+for _name, _exps in jobs.instance_jobs(config, [EXPERIMENTS[n] for n in BUILTIN]).items():
 
     rule:
         name:
             f"instances_{_name}"
         output:
-            npz=[f for e in _exps for f in pipeline.instance_outputs(config, e, "npz")],
-            summary=[f for e in _exps for f in pipeline.instance_outputs(config, e, "json")],
+            npz=[f for e in _exps for f in paths.instance_outputs(config, e, "npz")],
+            summary=[f for e in _exps for f in paths.instance_outputs(config, e, "json")],
         params:
-            command=pipeline.instance_command(config, _exps),
+            command=jobs.instance_command(config, _exps),
         log:
             f"{PREFIX}logs/{_exps[0].study}/instances/{_name}.log",
         resources:

@@ -4,13 +4,13 @@
 # study's own instance rule: Exp. 3's arm sets, drawn from the parsed R6A day of May 1.
 
 LG = "lingape"
-LG_YAHOO = [n for n, e in pipeline.study_experiments(config, LG).items() if e.instance == "lingape_yahoo"]
+LG_YAHOO = [n for n, e in experiments.study_experiments(config, LG).items() if e.instance == "lingape_yahoo"]
 
 
 # Exp. 3: the arm sets of every run, drawn from the parsed R6A day of May 1 (shared yahoo_* rules). One job
 # per experiment: its K values in one process.
 def lg_yahoo_instance_command(exp):
-    return pipeline.setting_instance_command(config, exp, lambda s: (
+    return jobs.setting_instance_command(config, exp, lambda s: (
         f"lingape-yahoo-instance --day data/processed/r6a/day20090501.npz --K {exp.value_of(s)} --runs {exp.trials}"))
 
 
@@ -23,8 +23,8 @@ for _name in LG_YAHOO:
         input:
             day="data/processed/r6a/day20090501.npz",
         output:
-            npz=pipeline.instance_outputs(config, EXPERIMENTS[_name], "npz"),
-            summary=pipeline.instance_outputs(config, EXPERIMENTS[_name], "json"),
+            npz=paths.instance_outputs(config, EXPERIMENTS[_name], "npz"),
+            summary=paths.instance_outputs(config, EXPERIMENTS[_name], "json"),
         params:
             command=lg_yahoo_instance_command(EXPERIMENTS[_name]),
         log:

@@ -11,18 +11,18 @@ if _OPKB_TUNING:
     _OPKB_TUNE_EXP = EXPERIMENTS[_OPKB_TUNING["experiment"]]
     _OPKB_TUNE_POINTS = _opkb_grid_points(_OPKB_TUNING, _OPKB_TUNE_EXP.options)
     _OPKB_TUNE_RUNS = " ".join(
-        f"{pipeline.instance_path(config, _OPKB_TUNE_EXP, s)}:{pipeline.job_seed(config, _OPKB_TUNE_EXP.name, s)}"
+        f"{paths.instance_path(config, _OPKB_TUNE_EXP, s)}:{experiments.job_seed(config, _OPKB_TUNE_EXP.name, s)}"
         for s in _OPKB_TUNE_EXP.setting_ids())
 
     rule opkb_tune_point:
         input:
-            [pipeline.instance_path(config, _OPKB_TUNE_EXP, s) for s in _OPKB_TUNE_EXP.setting_ids()],
+            [paths.instance_path(config, _OPKB_TUNE_EXP, s) for s in _OPKB_TUNE_EXP.setting_ids()],
         output:
             f"{PREFIX}results/opkb/tuning/{{algorithm}}/point{{index}}.json",
         wildcard_constraints:
             index=r"\d{4}",
         params:
-            options=lambda w: pipeline.option_args(_OPKB_TUNE_POINTS[w.algorithm][int(w.index)]),
+            options=lambda w: jobs.option_args(_OPKB_TUNE_POINTS[w.algorithm][int(w.index)]),
             runs=_OPKB_TUNE_RUNS,
         log:
             f"{PREFIX}logs/opkb/tuning/{{algorithm}}/point{{index}}.log",

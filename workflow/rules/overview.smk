@@ -5,7 +5,7 @@
 rule overview:
     input:
         snapshots=[study_snapshot(s) for s in PRODUCT_STUDIES],
-        claims=[f"{PREFIX}results/{s}/claims.json" for s in pipeline.enabled_studies(config) if s in PRODUCT_STUDIES],
+        claims=[f"{PREFIX}results/{s}/claims.json" for s in experiments.enabled_studies(config) if s in PRODUCT_STUDIES],
     output:
         report(PREFIX + "results/overview.md", caption="../report/overview.rst", category="Overview"),
     params:

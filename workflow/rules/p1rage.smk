@@ -5,7 +5,7 @@
 P1 = "p1rage"
 P1_CONFIG = config["studies"][P1]
 P1_YAHOO = P1_CONFIG.get("yahoo", {})
-P1_EXPERIMENTS = pipeline.study_experiments(config, P1)
+P1_EXPERIMENTS = experiments.study_experiments(config, P1)
 
 
 # ------------------------------------------------------------- Yahoo! instance (Fig. 2b)
@@ -16,12 +16,12 @@ def p1_yahoo_instance_command(exp):
     # A switch run may override the configured PCA variant (choice `pca`: one shared basis).
     pca = exp.settings.get("pca", P1_YAHOO.get("pca", "per_day"))
     days = " ".join(f"data/processed/r6a/day{d}.npz" for d in R6A_DAYS)
-    return pipeline.setting_instance_command(config, exp, lambda s: (
+    return jobs.setting_instance_command(config, exp, lambda s: (
         f"p1rage-yahoo-instance --days {days} --pca {pca} --pca-signs {P1_YAHOO.get('pca_signs', 'numpy')} "
         f"--L {exp.value_of(s)} --T {P1_YAHOO.get('T', 21000)} --seed {P1_YAHOO.get('arm_seed', 0)}"))
 
 
-for _name in [n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo" and pipeline.own_instance_settings(e)]:
+for _name in [n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo" and experiments.own_instance_settings(e)]:
 
     rule:
         name:
@@ -31,8 +31,8 @@ for _name in [n for n, e in P1_EXPERIMENTS.items() if e.instance == "yahoo" and 
             days=expand("data/processed/r6a/day{day}.npz", day=R6A_DAYS),
             qc="data/processed/r6a_qc.json",
         output:
-            npz=pipeline.instance_outputs(config, EXPERIMENTS[_name], "npz"),
-            summary=pipeline.instance_outputs(config, EXPERIMENTS[_name], "json"),
+            npz=paths.instance_outputs(config, EXPERIMENTS[_name], "npz"),
+            summary=paths.instance_outputs(config, EXPERIMENTS[_name], "json"),
         params:
             command=p1_yahoo_instance_command(EXPERIMENTS[_name]),
         log:

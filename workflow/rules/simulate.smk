@@ -12,21 +12,21 @@
 # experiment's run range into one job: `linbandits batch` runs the same
 # simulate-cells commands one after the other in one process, so the same
 # files with the same numbers, for one start-up instead of one per algorithm.
-# pipeline.simulate_job gives both layouts' outputs and commands. A preview goes
+# jobs.simulate_job gives both layouts' outputs and commands. A preview goes
 # further: one job per study, simulate_<study>, for every experiment the default
-# target builds (pipeline.study_simulate_jobs); ablations and opt-in experiments
+# target builds (jobs.study_simulate_jobs); ablations and opt-in experiments
 # (`opt_in:` in the config) keep their own jobs.
 
-_STUDY_JOBS = pipeline.study_simulate_jobs(config, list(EXPERIMENTS.values()))
+_STUDY_JOBS = jobs.study_simulate_jobs(config, list(EXPERIMENTS.values()))
 
 for _study, _exps in _STUDY_JOBS.items():
-    _outputs, _command = pipeline.study_simulate_job(config, _exps, _study in CURVE_STUDIES)
+    _outputs, _command = jobs.study_simulate_job(config, _exps, _study in CURVE_STUDIES)
 
     rule:
         name:
             f"simulate_{_study}"
         input:
-            npz=sorted({f for e in _exps for f in pipeline.instance_inputs(config, e)}),
+            npz=sorted({f for e in _exps for f in paths.instance_inputs(config, e)}),
         output:
             csv=_outputs["csv"],
             meta=_outputs["json"],
@@ -49,8 +49,8 @@ for _study, _exps in _STUDY_JOBS.items():
 _IN_STUDY_JOBS = {e.name for exps in _STUDY_JOBS.values() for e in exps}
 
 for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
-    _outputs, _job, _command = pipeline.simulate_job(config, _exp, _exp.study in CURVE_STUDIES)
-    _constraints = {"chunk": "|".join(pipeline.chunk_names(config, _exp))}
+    _outputs, _job, _command = jobs.simulate_job(config, _exp, _exp.study in CURVE_STUDIES)
+    _constraints = {"chunk": "|".join(experiments.chunk_names(config, _exp))}
     if _job == "{algorithm}":
         _constraints["algorithm"] = "|".join(re.escape(a) for a in _exp.algorithms)
 
@@ -58,7 +58,7 @@ for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
         name:
             f"simulate_{_exp.name}"
         input:
-            npz=pipeline.instance_inputs(config, _exp),
+            npz=paths.instance_inputs(config, _exp),
         output:
             csv=_outputs["csv"],
             meta=_outputs["json"],

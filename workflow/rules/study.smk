@@ -44,7 +44,7 @@ for _exp in [e for e in EXPERIMENTS.values() if e.study in PRODUCT_STUDIES]:
         name:
             f"runs_{_exp.name}"
         input:
-            chunks=pipeline.raw_inputs(config, _exp),
+            chunks=paths.raw_inputs(config, _exp),
         output:
             npz=f"{PREFIX}results/{_exp.study}/runs/{_exp.name}.npz",
             json=f"{PREFIX}results/{_exp.study}/runs/{_exp.name}.json",

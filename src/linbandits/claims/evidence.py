@@ -22,7 +22,7 @@ def split_series(ref: str, experiment: str) -> tuple[str, str]:
 
 
 class Evidence:
-    """exps: experiment name -> pipeline.Experiment; runs_stem(name) and summary_path(name, setting)
+    """exps: experiment name -> experiments.Experiment; runs_stem(name) and summary_path(name, setting)
     say where the files are. Experiments not in `exps` are not run."""
 
     def __init__(self, exps: dict, runs_stem, summary_path, extras: dict | None = None):

@@ -15,7 +15,7 @@ import math
 
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, LEVEL, NO_EVIDENCE, NOT_RUN, VERDICTS,
-                                      Leaf, experiments_of, fmt, judge, leaves_of)
+                                      Leaf, experiments_of, fmt, judge)
 from linbandits.claims.evidence import Restricted, Switched
 
 ROBUST, DEPENDS, UNTESTED, NO_CHOICES = "robust", "depends", "not run", "none"

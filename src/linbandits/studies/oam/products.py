@@ -40,7 +40,7 @@ def products(ctx) -> list[Product]:
 def reference_C(ctx, name: str) -> tuple[float, str]:
     """C of the instance, or for an instance whose theta is redrawn per run (D.2) the median over the
     runs of C(theta_r), the theta each run played against (C(theta) is heavy-tailed in theta)."""
-    from linbandits import pipeline
+    from linbandits import experiments
     from linbandits.tables import read_summary
 
     summary = read_summary(ctx.summary_path(name, "single"), ("lower_bound_C", "horizon"))
@@ -52,7 +52,7 @@ def reference_C(ctx, name: str) -> tuple[float, str]:
 
     exp = ctx.experiments[name]
     inst = load_instance_file(ctx.summary_path(name, "single")[:-5] + ".npz")
-    seed = pipeline.seed_of(ctx.config, exp, "single")
+    seed = experiments.seed_of(ctx.config, exp, "single")
     values = [lower_bound(inst.actions, run_theta(inst, seed, r)).C for r in range(exp.trials)]
     return float(np.median(values)), (f"median over the runs of C(theta_r), theta redrawn per run "
                                       f"(mean {np.mean(values):.4g})")

@@ -8,12 +8,11 @@ instance seeds (settings seed0, seed1, ...), taken in setting order.
 from __future__ import annotations
 
 import functools
-import json
 
 import numpy as np
 
 from linbandits.products import Product, claims_product
-from linbandits.runs import RunSet, curve_mean_se, mean_se
+from linbandits.runs import RunSet, mean_se
 
 TITLE = "Hong, Li, Tewari (2023): claims C1-C8 judged on the reproduced runs"
 NEURAL_TARGET = "opkb_neural"

@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 
-from linbandits.errors import UserError
 from linbandits.streams import generator
 from linbandits.studies.swucb import kernels, tuning
 

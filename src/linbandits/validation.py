@@ -1,0 +1,225 @@
+"""The config checked before any job runs: the JSON schema, then what a schema cannot say.
+
+Every problem is one UserError naming the key, what is wrong and what is allowed; the workflow
+prints it and stops (`snakemake -n` refuses a bad config).
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from linbandits.errors import UserError
+from linbandits.experiments import experiments, study_sections
+
+# Panel keys that name further experiments drawn in the same panel.
+PANEL_LISTS = ("overlay", "also", "dashed")
+
+STUDIES_DIR = Path(__file__).parent / "studies"
+
+def check_config(config) -> None:
+    """Checks the schema cannot express: names that must exist elsewhere."""
+    from linbandits import catalogue
+
+    algorithm_names = catalogue.algorithm_names()
+    families = set(catalogue.family_names())
+    exps = experiments(config)
+    for exp in exps.values():
+        external = set(study_sections(config)[exp.study].get("external_instances", []) or [])
+        for algo in exp.algorithms:
+            if algo not in algorithm_names:
+                raise UserError(f"experiment {exp.name}: unknown algorithm {algo!r}; "
+                                f"valid algorithms are: {', '.join(algorithm_names)}")
+            if catalogue.study_of_algorithm(algo).name != exp.study:
+                raise UserError(f"experiment {exp.name} of study {exp.study} runs {algo}, an algorithm of study "
+                                f"{catalogue.study_of_algorithm(algo).name}")
+        if exp.sweep is not None and not exp.values:
+            raise UserError(f"experiment {exp.name}: sweep {exp.sweep!r} needs a non-empty 'values' list")
+        if exp.switch_of:
+            choices = study_sections(config)[exp.study].get("choices") or {}
+            if exp.choice not in choices:
+                raise UserError(f"config: studies/{exp.study}/switches: switch run {exp.name} changes choice "
+                                f"{exp.choice!r}, which is not in studies/{exp.study}/choices "
+                                f"({', '.join(choices) or 'empty'}); add it there or fix the name")
+        if exp.instance not in families and exp.instance not in external:
+            raise UserError(f"experiment {exp.name}: unknown instance {exp.instance!r}; valid instances are: "
+                            f"{', '.join(sorted(families | external))}")
+    for study, body in study_sections(config).items():
+        own = [n for n, e in exps.items() if e.study == study]
+        for fig, spec in (body.get("figures") or {}).items():
+            for panel in spec.get("panels", []):
+                named = [panel.get("experiment")] + [n for k in PANEL_LISTS for n in panel.get(k, [])]
+                for name in [n for n in named if n is not None and n not in own]:
+                    raise UserError(f"config: studies/{study}/figures/{fig}: experiment {name!r} is not an experiment "
+                                    f"of {study}; its experiments are: {', '.join(own)}")
+    check_config_values(config)
+
+def check_config_values(config) -> None:
+    """Values the schema cannot type: instance settings and swept values against the family's settings,
+    algorithm options against each algorithm's options and choices, study-level algorithms and options
+    that no experiment uses, and the R6A source. The first problem is one UserError naming the key."""
+    check_r6a_source(config)
+    for study, body in study_sections(config).items():
+        check_study_algorithms_used(study, body)
+        check_algorithm_options(study, f"studies/{study}/options", body.get("options"), study_runs(body))
+        for name, row in (body.get("experiments") or {}).items():
+            where = f"studies/{study}/experiments/{name}"
+            check_experiment_settings(where, row)
+            run = tuple(row.get("algorithms", body.get("algorithms", ())))
+            check_algorithm_options(study, f"{where}/options", row.get("options"), run, experiment=True)
+
+def check_r6a_source(config) -> None:
+    r6a = config.get("r6a") or {}
+    if r6a.get("source") == "r6a" and not r6a.get("r6a_dir"):
+        raise UserError("config: r6a: source is r6a but r6a: r6a_dir is not set; set r6a: r6a_dir to the directory "
+                        "holding the seven licensed R6A day files (ydata-fp-td-clicks-v1_0.20090501.gz .. "
+                        "ydata-fp-td-clicks-v1_0.20090507.gz, from Yahoo! Webscope), or use r6a: source: synthetic")
+
+def study_runs(body: dict) -> tuple:
+    """Every algorithm some experiment of the study runs (an experiment without `algorithms` runs the study's)."""
+    listed = tuple(body.get("algorithms", ()))
+    runs = []
+    for row in (body.get("experiments") or {}).values():
+        runs += [a for a in row.get("algorithms", listed) if a not in runs]
+    return tuple(runs)
+
+def check_study_algorithms_used(study: str, body: dict) -> None:
+    """The study's `algorithms` is the list an experiment without its own runs. An algorithm in it that
+    no experiment runs (every experiment lists its own without it) looks run but never is: refused."""
+    if not body.get("experiments"):
+        return
+    runs = study_runs(body)
+    unused = [a for a in body.get("algorithms", ()) if a not in runs]
+    if unused:
+        them = "it" if len(unused) == 1 else "them"
+        raise UserError(f"config: studies/{study}/algorithms lists {', '.join(unused)}, which no experiment of "
+                        f"{study} runs (each experiment lists its own algorithms without {them}); remove {them} "
+                        f"from studies/{study}/algorithms or add {them} to an experiment's algorithms")
+
+def check_algorithm_options(study: str, where: str, options, runs: tuple, experiment: bool = False) -> None:
+    """`options:` (algorithm -> {option: value}) of a study or an experiment: each algorithm one that is
+    run there, each option one it declares (`defaults`), of its default's type, among its `choices`."""
+    from linbandits import catalogue
+    from linbandits.options import parse_options
+
+    for algo, opts in (options or {}).items():
+        if algo not in catalogue.algorithm_names():
+            raise UserError(f"config: {where}/{algo}: unknown algorithm {algo!r}; the algorithms of study "
+                            f"{study} are: {', '.join(catalogue.studies()[study].algorithms)}")
+        if algo not in runs:
+            scope = "the experiment does not run" if experiment else f"no experiment of study {study} runs"
+            raise UserError(f"config: {where}/{algo}: {scope} {algo}, so these options apply to nothing "
+                            f"(run there: {', '.join(runs) or 'none'}); remove them or run {algo}")
+        cls = catalogue.algorithm_class(algo)
+        for key, value in (opts or {}).items():
+            try:
+                parse_options(cls, {key: str(value)})
+            except UserError as exc:
+                raise UserError(f"config: {where}/{algo}/{key}: {exc}") from None
+
+def check_experiment_settings(where: str, row: dict) -> None:
+    """An experiment's `settings` and its swept setting's `values` against its instance family: a
+    setting it has, a value of its published default's type (and among its choices, if it declares
+    some). Instances a study's own rules build (external_instances) are theirs to check."""
+    from linbandits import catalogue
+
+    family = row["instance"]
+    if family not in catalogue.family_names():
+        return
+    defaults = catalogue.default_settings(family)
+    for key, value in (row.get("settings") or {}).items():
+        check_setting_value(family, defaults, key, value, f"{where}/settings/{key}")
+    sweep = row.get("sweep")
+    if sweep is None:
+        return
+    if sweep not in defaults:
+        raise UserError(f"config: {where}/sweep = {sweep!r} is not a setting of instance family {family}; "
+                        f"its settings are: {', '.join(defaults)}")
+    if sweep in (row.get("settings") or {}):
+        raise UserError(f"config: {where}/settings/{sweep} is the swept setting, which each value of "
+                        f"{where}/values replaces; remove it from settings")
+    for i, value in enumerate(row.get("values") or ()):
+        check_setting_value(family, defaults, sweep, value, f"{where}/values[{i}] (swept setting {sweep})")
+
+def check_setting_value(family: str, defaults: dict, key: str, value, where: str) -> None:
+    from linbandits import catalogue
+
+    if key not in defaults:
+        raise UserError(f"config: {where}: instance family {family} has no setting {key!r}; "
+                        f"its settings are: {', '.join(defaults)}")
+    try:
+        converted = catalogue.coerce_setting(family, key, str(value), defaults[key])
+    except UserError as exc:
+        raise UserError(f"config: {where}: {exc}") from None
+    choices = getattr(catalogue.family(family), "setting_choices", {}).get(key)
+    if choices is not None and converted not in choices:
+        raise UserError(f"config: {where} = {value!r} is not allowed for instance family {family}; "
+                        f"choose one of {', '.join(map(str, choices))}")
+
+def study_schema(schema: dict, study: str) -> dict:
+    """The main schema's `study` definition, extended by the study's own config.schema.yaml.
+
+    A study schema may hold `properties` (extra keys of the study section) and
+    `experiment_properties`, `figure_properties`, `panel_properties` (extra keys
+    of its experiments, figures and panels)."""
+    import yaml
+
+    merged = copy.deepcopy(schema)
+    path = STUDIES_DIR / study / "config.schema.yaml"
+    if path.exists():
+        extra = yaml.safe_load(path.read_text()) or {}
+        defs = merged["definitions"]
+        for key, target in (("properties", "study"), ("experiment_properties", "experiment"),
+                            ("figure_properties", "figure"), ("panel_properties", "panel")):
+            defs[target]["properties"].update(extra.get(key, {}))
+            defs[target].setdefault("required", [])
+            if key == "properties":
+                defs[target]["required"] = sorted(set(defs[target]["required"]) | set(extra.get("required", [])))
+    return {**merged["definitions"]["study"], "definitions": merged["definitions"]}
+
+def validate_config(config, schema_path) -> None:
+    """Validate against the JSON schema (each study section against its study's
+    schema too); the first problem becomes one UserError naming the key, what is
+    wrong and what is allowed."""
+    import jsonschema
+    import yaml
+
+    with open(schema_path) as handle:
+        schema = yaml.safe_load(handle)
+    coerce_command_line_booleans(config, schema)
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise UserError(describe_schema_error(errors[0]))
+    from linbandits.catalogue import studies
+
+    for study, section in study_sections(config).items():
+        if study not in studies():
+            raise UserError(f"config: studies/{study} is not a study; the studies are: {', '.join(studies())}")
+        validator = jsonschema.Draft7Validator(study_schema(schema, study))
+        errors = sorted(validator.iter_errors(section), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise UserError(describe_schema_error(errors[0], ["studies", study]))
+    check_config(config)
+
+def coerce_command_line_booleans(config, schema) -> None:
+    """`snakemake --config preview=true` gives the string 'true' (Snakemake reads
+    --config values with YAML's base loader, where only True/False are booleans);
+    top-level boolean keys accept true/false in any case."""
+    for key, prop in schema.get("properties", {}).items():
+        value = config.get(key)
+        if prop.get("type") == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+            config[key] = value.lower() == "true"
+
+def describe_schema_error(err, base=()) -> str:
+    where = "/".join(str(p) for p in [*base, *err.absolute_path]) or "the top level"
+    schema = err.schema
+    if err.validator == "additionalProperties" and schema.get("additionalProperties") is False:
+        extra = sorted(set(err.instance) - set(schema.get("properties", {})))
+        return (f"config: unknown key {', '.join(map(repr, extra))} at {where}; "
+                f"allowed keys there are: {', '.join(schema.get('properties', {}))}")
+    if err.validator == "enum":
+        return f"config: {where} = {err.instance!r} is not allowed; choose one of {', '.join(map(str, err.validator_value))}"
+    if err.validator == "type":
+        return f"config: {where} = {err.instance!r} has the wrong type; expected {err.validator_value}"
+    if err.validator == "required":
+        return f"config: {err.message} at {where}"
+    return f"config: {where}: {err.message}"
