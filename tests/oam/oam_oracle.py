@@ -66,7 +66,7 @@ def allocation(actions, gaps):
     return alpha
 
 
-def oam(inst, stream, epsilon=0.01, schedule="constant", zeta=0.1, c=1.0):
+def oam(inst, stream, epsilon=0.0, schedule="constant", zeta=0.1, c=1.0):
     X = inst.actions
     M, K, d = X.shape
     n = inst.horizon

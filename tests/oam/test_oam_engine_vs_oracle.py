@@ -46,8 +46,9 @@ CASES = [
     ("OAM", oam_fixed(u=0.2, horizon=1500), {"schedule": "loglog"}),
     ("OAM", oam_scenario_one(horizon=1500), {}),
     ("OAM", oam_two_contexts(p1=0.8, horizon=1500), {}),
-    ("OAM", oam_circle(K=5, horizon=1500), {"epsilon": 0.0}),
-    ("OAM", oam_circle(K=20, random_theta=True, horizon=600), {}),
+    # eps = 0 is the protocol's default; the switch eps = 0.01 forces exploration rounds (b2)
+    ("OAM", oam_circle(K=5, horizon=1500), {"epsilon": 0.01}),
+    ("OAM", oam_circle(K=20, random_theta=True, horizon=600), {"epsilon": 0.01}),
     ("LinUCB", oam_fixed(u=0.1, horizon=1500), {}),
     ("LinUCB", oam_scenario_one(horizon=1500), {"width": "fwidth"}),
     ("OSSB", oam_circle(K=5, horizon=1500), {}),

@@ -7,8 +7,9 @@ from test_oam_engine_vs_oracle import replay
 
 from linbandits.studies.oam.instance import oam_fixed
 
-# 5.1 (u = 0.1) meets every branch of OAM within 2500 rounds (forced b2 included).
-REPLAY = ("OAM", oam_fixed(u=0.1, horizon=2500), 0)
+# 5.1 (u = 0.1) meets every branch of OAM within 2500 rounds, forced b2 included with the switch
+# eps = 0.01 (the default eps = 0 never forces).
+REPLAY = ("OAM", oam_fixed(u=0.1, horizon=2500), 0, {"epsilon": 0.01})
 
 
 def test_every_bug_is_tested():
