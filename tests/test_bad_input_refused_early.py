@@ -31,6 +31,10 @@ def exp(c, name, study="p1rage"):
     return c["studies"][study]["experiments"][name]
 
 
+def switch(c, name, study="p1rage"):
+    return next(sw for sw in c["studies"][study]["switches"] if sw["name"] == name)
+
+
 # (mutation of the .test config, the key the one line must name, words of the fix it must give)
 DRY_RUN_CASES = {
     "setting of the wrong type": (
@@ -47,8 +51,11 @@ DRY_RUN_CASES = {
         lambda c: p1rage(c).update(options={"P1-RAGE": {"mm": 3}}),
         "studies/p1rage/options/P1-RAGE/mm", ["P1-RAGE has no option 'mm'", "its options are: design", "m (default 15)"]),
     "unknown experiment-level option": (
-        lambda c: exp(c, "ablation_rage_threshold_one")["options"]["P1-RAGE"].update(mm=3),
-        "studies/p1rage/experiments/ablation_rage_threshold_one/options/P1-RAGE/mm", ["P1-RAGE has no option 'mm'"]),
+        lambda c: exp(c, "exp2_canonical", "lingape")["options"]["LinGapE"].update(mm=3),
+        "studies/lingape/experiments/exp2_canonical/options/LinGapE/mm", ["LinGapE has no option 'mm'"]),
+    "unknown option of a switch run": (
+        lambda c: switch(c, "threshold_one")["options"]["P1-RAGE"].update(mm=3),
+        "studies/p1rage/switches/threshold_one/options/P1-RAGE/mm", ["P1-RAGE has no option 'mm'"]),
     "option value not among the choices": (
         lambda c: p1rage(c).update(options={"P1-RAGE": {"update": "sometimes"}}),
         "studies/p1rage/options/P1-RAGE/update", ["choose one of batched, every_round"]),
@@ -90,7 +97,7 @@ def test_control_valid_values_of_the_same_kinds_pass_the_dry_run(tmp_path, make_
     exp(config, "malicious")["settings"].update(T="600", zero_round="true")
     exp(config, "soare_sto").update(values=[10, "210"])
     p1rage(config).update(options={"P1-RAGE": {"m": "15", "update": "every_round"}})
-    exp(config, "ablation_rage_threshold_one")["options"]["P1-RAGE"].update(first_threshold=1)
+    switch(config, "threshold_one")["options"]["P1-RAGE"].update(first_threshold=1)
     config["r6a"] = {"source": "r6a", "r6a_dir": str(tmp_path / "r6a")}
     write_config(work, config)
     jobs = planned_jobs(work)
@@ -109,9 +116,13 @@ UNIT_CASES = [
      "soare_osci/settings/s is the swept setting, which each value of .* replaces; remove it from settings"),
     (lambda c: exp(c, "opkb_env1", "opkb").update(values=[-1]),
      r"opkb_env1/values\[0\] \(swept setting seed\): .*seed='-1' is not a valid seed; seeds are integers from 0"),
-    (lambda c: exp(c, "ablation_rage_threshold_one")["options"].update({"Peace": {"design": "exact"}}),
-     "ablation_rage_threshold_one/options/Peace: the experiment does not run Peace, so these options apply to "
+    (lambda c: switch(c, "threshold_one")["options"].update({"Peace": {"design": "exact"}}),
+     "switches/threshold_one/options/Peace: the experiment does not run Peace, so these options apply to "
      "nothing .*; remove them or run Peace"),
+    (lambda c: switch(c, "no_zero_round")["settings"].update(zero_round="maybe"),
+     "switches/no_zero_round/settings/zero_round: .* not a valid bool"),
+    (lambda c: switch(c, "no_zero_round").update(of=["nope"]),
+     "switches/no_zero_round/of: 'nope' is not an experiment of p1rage"),
     (lambda c: c["studies"]["swucb"].update(options={"P1-RAGE": {"m": 3}}),
      "studies/swucb/options/P1-RAGE: no experiment of study swucb runs P1-RAGE"),
     (lambda c: p1rage(c).update(options={"P2-RAGE": {"m": 3}}),

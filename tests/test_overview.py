@@ -5,7 +5,7 @@ from pathlib import Path
 import yaml
 
 from linbandits import cli
-from linbandits.overview import render_overview, study_entry
+from linbandits.overview import disabled_entry, render_overview, study_entry
 
 TEST_CONFIG = yaml.safe_load((Path(__file__).parents[1] / ".test/config/config.yaml").read_text())
 
@@ -28,15 +28,14 @@ def test_overview_lists_verdicts_robustness_and_causes(tmp_path, monkeypatch):
                "robustness": {"status": "depends", "text": "depends on horizon (400: does not hold; 800: holds)"}},
               {"id": "C2", "figure": "Fig. 2", "verdict": "holds", "robustness": {"status": "robust", "text": "robust"}}]
     oam = snapshot(tmp_path, "oam", claims=claims)
-    swucb = snapshot(tmp_path, "swucb", enabled=False)
     out = tmp_path / "overview.md"
-    assert cli.main(["overview", "--study", oam, "--study", swucb, "--preview", "--out", str(out)]) == 0
+    assert cli.main(["overview", "--study", oam, "--disabled", "swucb", "--preview", "--out", str(out)]) == 0
     text = out.read_text()
-    assert text == render_overview([study_entry(oam), study_entry(swucb)], preview=True)
+    assert text == render_overview([study_entry(oam), disabled_entry("swucb")], preview=True)
     assert "PREVIEW" in text
     assert "| `oam` | Paper oam | 2 | 2 | 1 | 1 | 0 | 0 | 0 | 1 |" in text      # two figures in the tiny config
     assert "**does not hold at n = 400** | depends on horizon" in text and "its scope: measured at n = 400" in text
-    assert "| `swucb` | Paper swucb | - |" in text and "`enabled: false`" in text
+    assert "| `swucb` | Cheung, Simchi-Levi, Zhu" in text and "`enabled: false`" in text
 
 
 def test_a_missing_claims_file_is_one_clear_error(tmp_path, monkeypatch, capsys):

@@ -158,8 +158,8 @@ def test_a_bundled_job_runs_the_same_commands_as_the_jobs_it_replaces(config):
 
 
 def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):
-    """Experiments on the same family and settings (SW-UCB's switches, OAM's epsilon = 0 runs, the
-    P1-RAGE ablations) read the instance file of the first published experiment that has it; each
+    """Experiments on the same family and settings (switch runs that change an algorithm's options only)
+    read the instance file of the first published experiment that has it; each
     file has exactly one writer, and a setting differing in one value keeps its own file."""
     exps = experiments.experiments(config)
     writers = {}
@@ -176,10 +176,10 @@ def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(
     assert paths.instance_inputs(config, rexp3) == paths.instance_inputs(config, fig1)
     # fig2 differs from fig1 only in its budget setting: its own files
     assert set(paths.instance_inputs(config, exps["swucb_fig2"])).isdisjoint(paths.instance_inputs(config, fig1))
-    # an ablation never owns a file a published experiment needs
+    # a switch run never owns a file a published experiment needs
     for name, exp in exps.items():
-        if not exp.ablation_of:
-            assert all(not exps[writers[p]].ablation_of for p in paths.instance_inputs(config, exp) if p in writers)
+        if not exp.switch_of:
+            assert all(not exps[writers[p]].switch_of for p in paths.instance_inputs(config, exp) if p in writers)
     # a changed setting is a different instance
     changed = copy.deepcopy(config)
     rexp3_row = [sw for sw in changed["studies"]["swucb"]["switches"] if sw["name"] == "rexp3"][0]
@@ -224,7 +224,7 @@ def test_bundled_instance_jobs_run_the_same_commands_and_write_the_same_files(co
     assert all(c.startswith("instance-cells --instance ") for c in commands.values())
     config["bundle_algorithms"] = True
     bundled = jobs.instance_jobs(config, exps)
-    assert set(bundled) == {e.study for e in exps if not e.ablation_of} | {e.name for e in exps if e.ablation_of}
+    assert set(bundled) == {e.study for e in exps if not e.opt_in} | {e.name for e in exps if e.opt_in}
     assert sorted(e.name for g in bundled.values() for e in g) == sorted(single)
     for group in bundled.values():
         words = shlex.split(jobs.instance_command(config, group))

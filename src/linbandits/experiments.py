@@ -13,8 +13,10 @@ import hashlib
 
 from linbandits.errors import UserError
 
+
 # The swept setting that numbers runs rather than varying the environment (see experiments()).
 RUN_SWEEP = "seed"
+
 
 @dataclasses.dataclass(frozen=True)
 class Experiment:
@@ -62,17 +64,21 @@ class Experiment:
             out[self.sweep] = self.value_of(setting)
         return out
 
+
 def setting_id(sweep: str, value) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"{sweep}{value}"
 
+
 def study_sections(config) -> dict:
     return config.get("studies", {}) or {}
+
 
 def enabled_studies(config) -> list[str]:
     """Studies the default target builds (each section's `enabled`, true unless it says false)."""
     return [s for s, body in study_sections(config).items() if body.get("enabled", True)]
+
 
 def preview_values(name: str, values: tuple, chosen) -> tuple:
     """The sweep values a preview runs: `preview_values`, in the order of `values`, which must hold them all."""
@@ -81,6 +87,7 @@ def preview_values(name: str, values: tuple, chosen) -> tuple:
         raise UserError(f"experiment {name}: preview_values {missing} are not among its values {list(values)}; "
                         f"list a subset of values")
     return tuple(v for v in values if v in chosen)
+
 
 def experiments(config) -> dict[str, Experiment]:
     """Every experiment of every study (its switch runs included), by unique name."""
@@ -120,8 +127,10 @@ def experiments(config) -> dict[str, Experiment]:
                 choice=row.get("choice"), switch=None if row.get("switch") is None else str(row["switch"]))
     return _share_instances(out)
 
+
 SWITCH_OVERRIDES = ("settings", "options", "algorithms", "values", "preview_values", "trials", "chunk_size",
                     "opt_in", "priority")
+
 
 def _rows_with_switches(study: str, body: dict) -> dict:
     """The study's experiment rows, then one row per (switch, experiment it applies to).
@@ -134,8 +143,8 @@ def _rows_with_switches(study: str, body: dict) -> dict:
     for sw in body.get("switches", []) or []:
         for base in sw["of"]:
             if base not in rows:
-                raise UserError(f"study {study}: switch {sw['name']} applies to {base!r}, which is not one of its "
-                                f"experiments ({', '.join(rows)})")
+                raise UserError(f"config: studies/{study}/switches/{sw['name']}/of: {base!r} is not an experiment of "
+                                f"{study}; its experiments are: {', '.join(rows)}")
             row = {k: v for k, v in rows[base].items() if k not in ("switch_of", "choice", "switch", "changes")}
             row["settings"] = {**(row.get("settings") or {}), **(sw.get("settings") or {})}
             opts = {a: dict(o) for a, o in (row.get("options") or {}).items()}
@@ -147,6 +156,7 @@ def _rows_with_switches(study: str, body: dict) -> dict:
                        title=f"{rows[base].get('title', base)}, {sw['choice']} = {sw['switch']}")
             rows[f"{base}__{sw['name']}"] = row
     return rows
+
 
 def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
     """Point every setting whose built-in instance equals an earlier experiment's at that file.
@@ -171,23 +181,28 @@ def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
         out[name] = dataclasses.replace(exp, borrowed_instances=tuple(borrowed)) if borrowed else exp
     return {name: out[name] for name in exps}
 
+
 def study_experiments(config, study: str, published_only: bool = False) -> dict[str, Experiment]:
     return {n: e for n, e in experiments(config).items()
             if e.study == study and not (published_only and e.switch_of)}
+
 
 def chunks(config, experiment: Experiment) -> list[tuple[int, int]]:
     """(first run, number of runs) of every simulate job of a setting."""
     size = int(experiment.chunk_size or config["chunk_size"])
     return [(lo, min(size, experiment.trials - lo)) for lo in range(0, experiment.trials, size)]
 
+
 def chunk_names(config, experiment: Experiment) -> list[str]:
     """'0-2999', '3000-5999', ...: the run ranges of an experiment's simulate jobs."""
     return [f"{lo}-{lo + n - 1}" for lo, n in chunks(config, experiment)]
+
 
 def chunk_bounds(chunk: str) -> tuple[int, int]:
     """'0-999' -> (first run 0, 1000 runs)."""
     lo, hi = (int(p) for p in chunk.split("-"))
     return lo, hi - lo + 1
+
 
 def job_seed(config, experiment: str, setting: str) -> int:
     """Independent streams per (experiment, setting); the same for every
@@ -199,6 +214,7 @@ def job_seed(config, experiment: str, setting: str) -> int:
         return seed_of(config, exp, setting)
     return _hashed_seed(config, experiment, setting)
 
+
 def seed_of(config, exp: Experiment, setting: str) -> int:
     """job_seed of an experiment already at hand (the rules ask it for every setting)."""
     if exp.seed is not None:
@@ -206,18 +222,22 @@ def seed_of(config, exp: Experiment, setting: str) -> int:
     # A switch run faces the same random numbers as its base (common random numbers).
     return _hashed_seed(config, exp.switch_of or exp.name, setting)
 
+
 def _hashed_seed(config, experiment: str, setting: str) -> int:
     digest = hashlib.sha256(f"{config['seed']}/{experiment}/{setting}".encode()).hexdigest()
     return int(digest[:8], 16)
+
 
 def own_instance_settings(exp: Experiment) -> list[str]:
     """The settings whose instance file this experiment writes (the others it reads from their owner)."""
     borrowed = {b[0] for b in exp.borrowed_instances}
     return [s for s in exp.setting_ids() if s not in borrowed]
 
+
 def on_request(exp: Experiment) -> bool:
     """An experiment the default target does not build: one with an opt-in target."""
     return bool(exp.opt_in)
+
 
 def by_study(exps: list[Experiment]) -> dict[str, list[Experiment]]:
     """The experiments the default target builds, grouped by study: what one study-level job bundles

@@ -13,12 +13,15 @@ from linbandits.experiments import (Experiment, by_study, chunk_bounds, chunk_na
                                     own_instance_settings, seed_of)
 from linbandits.paths import bundled_simulate_outputs, instance_path, raw_path, simulate_outputs
 
+
 def setting_args(settings: dict) -> str:
     """--setting flags for `linbandits instance` ('' when there are none)."""
     return " ".join(f"--setting {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
 
+
 def option_args(options: dict) -> str:
     return " ".join(f"--option {shlex.quote(f'{k}={v}')}" for k, v in sorted(options.items()))
+
 
 def simulate_cell_args(config, exp: Experiment, csvs) -> str:
     """`--cell INSTANCE SEED OUT` for every setting, in setting order (csvs: the job's CSV outputs)."""
@@ -28,10 +31,12 @@ def simulate_cell_args(config, exp: Experiment, csvs) -> str:
     return " ".join(f"--cell {shlex.quote(instance_path(config, exp, s))} {seed_of(config, exp, s)} "
                     f"{shlex.quote(str(out))}" for s, out in zip(settings, csvs))
 
+
 def bundles_algorithms(config) -> bool:
     """One simulate job per experiment and run range for all its algorithms (one process), instead of one
     per algorithm: a preview's jobs are so small that process start-up would dominate them."""
     return bool(config.get("preview") or config.get("bundle_algorithms"))
+
 
 def study_simulate_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
     """In a preview, one simulate job per study (by_study: every run range and algorithm of its
@@ -39,9 +44,11 @@ def study_simulate_jobs(config, exps: list[Experiment]) -> dict[str, list[Experi
     Empty otherwise."""
     return by_study(exps) if config.get("preview") else {}
 
+
 def simulate_exts(curves: bool) -> list[str]:
     """The files a simulate job writes per cell."""
     return ["csv", "json"] + (["curves.npz"] if curves else [])
+
 
 def study_simulate_job(config, exps: list[Experiment], curves: bool):
     """(outputs by extension, command after `linbandits`) of a study's one simulate job: the bundled
@@ -51,6 +58,7 @@ def study_simulate_job(config, exps: list[Experiment], curves: bool):
                for ext in simulate_exts(curves)}
     return outputs, batch_command([simulate_command(config, e, a, c, curves) for e, c in runs for a in e.algorithms])
 
+
 def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool) -> str:
     """`simulate-cells ...` (after `linbandits`) for one algorithm and run range over every setting."""
     first, n = chunk_bounds(chunk)
@@ -59,6 +67,7 @@ def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves
              option_args(exp.options.get(algorithm, {})), "--curves" if curves else "",
              simulate_cell_args(config, exp, csvs)]
     return " ".join(w for w in words if w)
+
 
 def simulate_job(config, exp: Experiment, curves: bool):
     """(output patterns by extension, the job's name in log paths, the command after `linbandits`)
@@ -71,10 +80,12 @@ def simulate_job(config, exp: Experiment, curves: bool):
     return ({ext: bundled_simulate_outputs(config, exp, ext) for ext in exts}, "all",
             lambda w: batch_command([simulate_command(config, exp, a, w.chunk, curves) for a in exp.algorithms]))
 
+
 def batch_command(commands: list[str]) -> str:
     """One `linbandits` command line (after `linbandits`) running `commands` in order in one process:
     the command itself if there is one, else a `batch` of them."""
     return commands[0] if len(commands) == 1 else "batch " + " ".join(shlex.quote(c) for c in commands)
+
 
 def instance_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
     """The instance jobs, by name: one per experiment, or, when bundles_algorithms (a preview), one per
@@ -84,10 +95,12 @@ def instance_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]
         return {e.name: [e] for e in exps}
     return {**by_study(exps), **{e.name: [e] for e in exps if on_request(e)}}
 
+
 def instance_command(config, exps: list[Experiment]) -> str:
     """The command (after `linbandits`) of an instance job writing the own instance files of `exps`."""
     return batch_command([f"instance-cells --instance {shlex.quote(e.instance)} {instance_cell_args(config, e)}"
                           for e in exps])
+
 
 def setting_instance_command(config, exp: Experiment, command) -> str:
     """One process for the own instance files of an experiment whose instances a study command builds:
@@ -95,6 +108,7 @@ def setting_instance_command(config, exp: Experiment, command) -> str:
     return batch_command([f"{command(s)} --out {shlex.quote(instance_path(config, exp, s))} "
                           f"--summary {shlex.quote(instance_path(config, exp, s, 'json'))}"
                           for s in own_instance_settings(exp)])
+
 
 def instance_cell_args(config, exp: Experiment) -> str:
     """`--setting` for the experiment's fixed settings, then `--cell SWEPT OUT SUMMARY` per own setting."""

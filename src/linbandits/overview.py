@@ -2,11 +2,11 @@
 with the verdict's robustness to the protocol choices the paper leaves open and, where a claim
 does not hold, what the evidence points to.
 
-    linbandits overview --study results/<study>/config.yaml ... --out results/overview.md
+    linbandits overview --study results/<study>/config.yaml ... [--disabled STUDY ...] --out results/overview.md
 
-Each study is named by its config snapshot (written by the workflow); its claims are read from
-results/<study>/claims.json beside it. A study whose section says `enabled: false` is listed as
-not built.
+Each enabled study is named by its config snapshot (written by the workflow); its claims are read
+from results/<study>/claims.json beside it. A study whose section says `enabled: false` is named by
+--disabled and listed as not built.
 """
 from __future__ import annotations
 
@@ -37,10 +37,8 @@ def study_entry(snapshot) -> dict:
     from linbandits import catalogue
 
     paper = section.get("paper") or catalogue.studies()[name].paper
-    entry = {"name": name, "paper": paper, "enabled": section.get("enabled", True),
+    entry = {"name": name, "paper": paper, "enabled": True,
              "figures": [], "claims": [], "claims_file": str(Path(snapshot).with_name("claims.md"))}
-    if not entry["enabled"]:
-        return entry
     entry["figures"] = [p.outputs[0] for p in products.study_products(config, name)
                         if p.kind == "figure" and not p.target]
     entry["claims"] = read_json(Path(snapshot).with_name("claims.json"))["claims"]
@@ -94,10 +92,23 @@ def main(argv=None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="linbandits overview", description="Write the overview page.")
-    parser.add_argument("--study", action="append", required=True, metavar="CONFIG",
-                        help="a study's config snapshot (results/<study>/config.yaml), in config order")
+    parser.add_argument("--study", action="append", dest="entries", type=lambda v: ("study", v), metavar="CONFIG",
+                        help="an enabled study's config snapshot (results/<study>/config.yaml)")
+    parser.add_argument("--disabled", action="append", dest="entries", type=lambda v: ("disabled", v),
+                        metavar="STUDY", help="a study of the config that the default target does not build")
     parser.add_argument("--preview", action="store_true", help="say that the run counts are reduced")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    write_text_atomic(args.out, render_overview([study_entry(p) for p in args.study], args.preview))
+    if not args.entries:
+        parser.error("name at least one study (--study CONFIG or --disabled STUDY), in config order")
+    studies = [study_entry(value) if kind == "study" else disabled_entry(value) for kind, value in args.entries]
+    write_text_atomic(args.out, render_overview(studies, args.preview))
     return 0
+
+
+def disabled_entry(name: str) -> dict:
+    from linbandits import catalogue
+
+    if name not in catalogue.studies():
+        raise UserError(f"--disabled {name}: no such study; the studies are: {', '.join(catalogue.studies())}")
+    return {"name": name, "paper": catalogue.studies()[name].paper, "enabled": False, "figures": [], "claims": []}

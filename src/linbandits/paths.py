@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from linbandits.experiments import Experiment, chunk_names, own_instance_settings
 
+
 def prefix(config) -> str:
     """'' for real runs; 'preview/' when the config asks for a preview, so the two never mix."""
     return "preview/" if config.get("preview") else ""
+
 
 def instance_path(config, exp: Experiment, setting: str, ext: str = "npz") -> str:
     """results/<study>/instances/<experiment>/<setting>.<ext>, of the experiment that writes it."""
@@ -17,16 +19,20 @@ def instance_path(config, exp: Experiment, setting: str, ext: str = "npz") -> st
                                 (exp.name, setting))
     return f"{prefix(config)}results/{exp.study}/instances/{owner}/{owner_setting}.{ext}"
 
+
 def raw_path(config, exp: Experiment, setting: str, algorithm: str, chunk: str, ext: str = "csv") -> str:
     """results/<study>/raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.<ext>: one cell's runs a..b."""
     return f"{prefix(config)}results/{exp.study}/raw/{exp.name}/{setting}/{algorithm}/chunk{chunk}.{ext}"
 
+
 def raw_chunk_paths(config, exp: Experiment, setting: str, algorithm: str, ext: str = "csv") -> list[str]:
     return [raw_path(config, exp, setting, algorithm, chunk, ext) for chunk in chunk_names(config, exp)]
+
 
 def raw_inputs(config, exp: Experiment) -> list[str]:
     """Every raw chunk CSV of an experiment: settings outer, then algorithms, then run ranges."""
     return [p for s in exp.setting_ids() for a in exp.algorithms for p in raw_chunk_paths(config, exp, s, a)]
+
 
 def simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
     """What one simulate job writes: one file per setting of the experiment, as patterns in the
@@ -35,14 +41,17 @@ def simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
     setting depends only on that setting's seed and i)."""
     return [raw_path(config, exp, s, "{algorithm}", "{chunk}", ext) for s in exp.setting_ids()]
 
+
 def bundled_simulate_outputs(config, exp: Experiment, ext: str = "csv") -> list[str]:
     """What a bundled simulate job writes (bundles_algorithms): every algorithm's file of every setting,
     as patterns in the job's wildcard {chunk}."""
     return [raw_path(config, exp, s, a, "{chunk}", ext) for a in exp.algorithms for s in exp.setting_ids()]
 
+
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
     """The instance files the experiment's instance job writes."""
     return [instance_path(config, exp, s, ext) for s in own_instance_settings(exp)]
+
 
 def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
     """The instance file of every setting of the experiment, wherever it is written."""

@@ -11,10 +11,13 @@ from pathlib import Path
 from linbandits.errors import UserError
 from linbandits.experiments import experiments, study_sections
 
+
 # Panel keys that name further experiments drawn in the same panel.
 PANEL_LISTS = ("overlay", "also", "dashed")
 
+
 STUDIES_DIR = Path(__file__).parent / "studies"
+
 
 def check_config(config) -> None:
     """Checks the schema cannot express: names that must exist elsewhere."""
@@ -53,6 +56,7 @@ def check_config(config) -> None:
                                     f"of {study}; its experiments are: {', '.join(own)}")
     check_config_values(config)
 
+
 def check_config_values(config) -> None:
     """Values the schema cannot type: instance settings and swept values against the family's settings,
     algorithm options against each algorithm's options and choices, study-level algorithms and options
@@ -61,11 +65,28 @@ def check_config_values(config) -> None:
     for study, body in study_sections(config).items():
         check_study_algorithms_used(study, body)
         check_algorithm_options(study, f"studies/{study}/options", body.get("options"), study_runs(body))
-        for name, row in (body.get("experiments") or {}).items():
+        rows = body.get("experiments") or {}
+        for name, row in rows.items():
             where = f"studies/{study}/experiments/{name}"
             check_experiment_settings(where, row)
             run = tuple(row.get("algorithms", body.get("algorithms", ())))
             check_algorithm_options(study, f"{where}/options", row.get("options"), run, experiment=True)
+        for sw in body.get("switches") or []:
+            # A switch row applies to several experiments: its options must each apply in one of them.
+            where = f"studies/{study}/switches/{sw['name']}"
+            runs: list = []
+            for base in sw["of"]:
+                if base not in rows:
+                    raise UserError(f"config: {where}/of: {base!r} is not an experiment of {study}; its experiments "
+                                    f"are: {', '.join(rows)}")
+                row = rows[base]
+                merged = {**row, **{k: sw[k] for k in ("values", "algorithms") if k in sw},
+                          "settings": {**(row.get("settings") or {}), **(sw.get("settings") or {})}}
+                check_experiment_settings(where, merged)
+                runs += [a for a in sw.get("algorithms", row.get("algorithms", body.get("algorithms", ())))
+                         if a not in runs]
+            check_algorithm_options(study, f"{where}/options", sw.get("options"), tuple(runs), experiment=True)
+
 
 def check_r6a_source(config) -> None:
     r6a = config.get("r6a") or {}
@@ -74,6 +95,7 @@ def check_r6a_source(config) -> None:
                         "holding the seven licensed R6A day files (ydata-fp-td-clicks-v1_0.20090501.gz .. "
                         "ydata-fp-td-clicks-v1_0.20090507.gz, from Yahoo! Webscope), or use r6a: source: synthetic")
 
+
 def study_runs(body: dict) -> tuple:
     """Every algorithm some experiment of the study runs (an experiment without `algorithms` runs the study's)."""
     listed = tuple(body.get("algorithms", ()))
@@ -81,6 +103,7 @@ def study_runs(body: dict) -> tuple:
     for row in (body.get("experiments") or {}).values():
         runs += [a for a in row.get("algorithms", listed) if a not in runs]
     return tuple(runs)
+
 
 def check_study_algorithms_used(study: str, body: dict) -> None:
     """The study's `algorithms` is the list an experiment without its own runs. An algorithm in it that
@@ -94,6 +117,7 @@ def check_study_algorithms_used(study: str, body: dict) -> None:
         raise UserError(f"config: studies/{study}/algorithms lists {', '.join(unused)}, which no experiment of "
                         f"{study} runs (each experiment lists its own algorithms without {them}); remove {them} "
                         f"from studies/{study}/algorithms or add {them} to an experiment's algorithms")
+
 
 def check_algorithm_options(study: str, where: str, options, runs: tuple, experiment: bool = False) -> None:
     """`options:` (algorithm -> {option: value}) of a study or an experiment: each algorithm one that is
@@ -115,6 +139,7 @@ def check_algorithm_options(study: str, where: str, options, runs: tuple, experi
                 parse_options(cls, {key: str(value)})
             except UserError as exc:
                 raise UserError(f"config: {where}/{algo}/{key}: {exc}") from None
+
 
 def check_experiment_settings(where: str, row: dict) -> None:
     """An experiment's `settings` and its swept setting's `values` against its instance family: a
@@ -140,6 +165,7 @@ def check_experiment_settings(where: str, row: dict) -> None:
     for i, value in enumerate(row.get("values") or ()):
         check_setting_value(family, defaults, sweep, value, f"{where}/values[{i}] (swept setting {sweep})")
 
+
 def check_setting_value(family: str, defaults: dict, key: str, value, where: str) -> None:
     from linbandits import catalogue
 
@@ -154,6 +180,7 @@ def check_setting_value(family: str, defaults: dict, key: str, value, where: str
     if choices is not None and converted not in choices:
         raise UserError(f"config: {where} = {value!r} is not allowed for instance family {family}; "
                         f"choose one of {', '.join(map(str, choices))}")
+
 
 def study_schema(schema: dict, study: str) -> dict:
     """The main schema's `study` definition, extended by the study's own config.schema.yaml.
@@ -175,6 +202,7 @@ def study_schema(schema: dict, study: str) -> dict:
             if key == "properties":
                 defs[target]["required"] = sorted(set(defs[target]["required"]) | set(extra.get("required", [])))
     return {**merged["definitions"]["study"], "definitions": merged["definitions"]}
+
 
 def validate_config(config, schema_path) -> None:
     """Validate against the JSON schema (each study section against its study's
@@ -200,6 +228,7 @@ def validate_config(config, schema_path) -> None:
             raise UserError(describe_schema_error(errors[0], ["studies", study]))
     check_config(config)
 
+
 def coerce_command_line_booleans(config, schema) -> None:
     """`snakemake --config preview=true` gives the string 'true' (Snakemake reads
     --config values with YAML's base loader, where only True/False are booleans);
@@ -208,6 +237,7 @@ def coerce_command_line_booleans(config, schema) -> None:
         value = config.get(key)
         if prop.get("type") == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
             config[key] = value.lower() == "true"
+
 
 def describe_schema_error(err, base=()) -> str:
     where = "/".join(str(p) for p in [*base, *err.absolute_path]) or "the top level"

@@ -21,12 +21,12 @@ def published(config):
 
 def test_table_matches_the_raw_runs(full_run):
     config = config_of(full_run)
-    experiments = published(config)
+    published_exps = published(config)
     table = pd.read_csv(full_run / "results/opkb/tables/final_regret.csv")
     assert list(table.columns) == TABLE_COLUMNS
-    assert list(table["experiment"].unique()) == list(experiments)
+    assert list(table["experiment"].unique()) == list(published_exps)
     for row in table.itertuples():
-        exp = experiments[row.experiment]
+        exp = published_exps[row.experiment]
         algorithm = "SW-GPUCB" if row.algorithm == "SW-GPUCB(1000)" else row.algorithm
         finals = pd.concat(pd.read_csv(full_run / p) for s in exp.setting_ids()
                            for p in paths.raw_chunk_paths(config, exp, s, algorithm))["regret"]
@@ -88,7 +88,7 @@ def test_neural_variants_and_tuning_are_opt_in(tmp_path, make_workdir, planned_j
     def simulate_jobs(jobs):
         return {n: jobs.get(f"simulate_{n}", 0) for n in exps}
 
-    expected = {n: len(e.algorithms) * len(experiments.chunks(config, e)) for n, e in experiments.items()}
+    expected = {n: len(e.algorithms) * len(experiments.chunks(config, e)) for n, e in exps.items()}
     default = planned_jobs(workdir, "opkb")
     assert simulate_jobs(default) == {n: 0 if n in neural else expected[n] for n in experiments}
     assert not any(k.endswith(("_neural", "_tuning", "tuning_table")) or k == "opkb_tune_point" for k in default)

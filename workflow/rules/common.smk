@@ -15,6 +15,7 @@ except UserError as exc:
 EXPERIMENTS = experiments.experiments(config)
 PREFIX = paths.prefix(config)
 STUDIES = list(experiments.study_sections(config))
+ENABLED_STUDIES = experiments.enabled_studies(config)
 # Experiments with an instance job: a built-in family, and a setting no earlier experiment writes.
 BUILTIN = sorted(n for n, e in EXPERIMENTS.items()
                  if e.instance in catalogue.family_names() and experiments.own_instance_settings(e))
@@ -53,7 +54,7 @@ def print_overview_counts():
     if not os.path.exists(path):
         return
     try:
-        studies = [study_entry(study_snapshot(s)) for s in PRODUCT_STUDIES]
+        studies = [study_entry(study_snapshot(s)) for s in ENABLED_STUDIES]
     except Exception:  # a partial run: the overview file says the rest
         return
     c = totals(studies)

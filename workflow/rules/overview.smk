@@ -4,12 +4,13 @@
 
 rule overview:
     input:
-        snapshots=[study_snapshot(s) for s in PRODUCT_STUDIES],
-        claims=[f"{PREFIX}results/{s}/claims.json" for s in experiments.enabled_studies(config) if s in PRODUCT_STUDIES],
+        snapshots=[study_snapshot(s) for s in ENABLED_STUDIES],
+        claims=[f"{PREFIX}results/{s}/claims.json" for s in ENABLED_STUDIES],
     output:
         report(PREFIX + "results/overview.md", caption="../report/overview.rst", category="Overview"),
     params:
-        studies=lambda w, input: " ".join(f"--study {p}" for p in input.snapshots),
+        # every study in config order: an enabled one by its snapshot, a disabled one by name
+        studies=" ".join(f"--study {study_snapshot(s)}" if s in ENABLED_STUDIES else f"--disabled {s}" for s in STUDIES),
         preview="--preview" if config.get("preview") else "",
     log:
         PREFIX + "logs/overview.log",
