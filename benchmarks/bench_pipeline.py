@@ -47,7 +47,7 @@ def children_cpu() -> float:
 
 
 def run(workdir: Path, args) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir),
            "--cores", str(args.cores), *args.target, "--quiet", "rules"]
     if args.config:
         cmd += ["--config", *args.config]

@@ -21,7 +21,7 @@ def _make_workdir(path: Path, **overrides) -> Path:
     return path
 
 
-def _snakemake(workdir: Path, *args, check=True, timeout=1200, snakefile=REPO / "Snakefile", env=None):
+def _snakemake(workdir: Path, *args, check=True, timeout=1200, snakefile=REPO / "workflow" / "Snakefile", env=None):
     cmd = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory", str(workdir), *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if check and out.returncode != 0:

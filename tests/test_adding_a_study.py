@@ -56,7 +56,7 @@ def test_toy_study_runs_through_the_pipeline_without_touching_another_file(tmp_p
     config["studies"].update(yaml.safe_load((TOY / "config_section.yaml").read_text()))
     (work / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
 
-    snakefile = copy / "Snakefile"
+    snakefile = copy / "workflow" / "Snakefile"
     planned = planned_jobs(work, snakefile=snakefile, env=env)      # in the default target
     assert {"toy_accuracy", "toy_claims", "runs_toy_accuracy", "simulate_toy_accuracy"} <= set(planned)
     snakemake(work, "--cores", "2", "toy", snakefile=snakefile, env=env)

@@ -85,7 +85,7 @@ def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full
 def test_killed_run_resumes_to_the_same_tables(full_run, tmp_path, make_workdir, snakemake):
     work = make_workdir(tmp_path / "killed")
     target = "results/p1rage/tables/multi_period.csv"
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work),
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "workflow" / "Snakefile"), "--directory", str(work),
            "--cores", "2", target]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     raw = work / "results/p1rage/raw/multi_period"

@@ -1,47 +1,75 @@
-# Config validation and the lookups every rule shares. The logic lives in the package
-# (linbandits.experiments, .paths, .jobs, .validation; unit-tested); this file only binds it to `config`.
+# Config validation and the lookups and functions every rules file shares (no rules here). The
+# logic lives in the package (linbandits.experiments, .paths, .jobs, .validation, .products);
+# this file only binds it to `config`.
+import os
 import re
 import sys
 
+import yaml
+
+from linbandits import catalogue, experiments, jobs, paths, products, validation
 from linbandits.errors import UserError
-from linbandits import catalogue, experiments, jobs, paths, validation
+from linbandits.r6a.reader import PUBLISHED_DAYS
 
 try:
-    validation.validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+    validation.validate_config(
+        config, workflow.source_path("../schemas/config.schema.yaml")
+    )
 except UserError as exc:
-    sys.stderr.write(f"\n{exc}\nFix the config file (see config/config.yaml for every key).\n\n")
+    sys.stderr.write(
+        f"\n{exc}\nFix the config file (see config/README.md for every key).\n\n"
+    )
     sys.exit(1)
 
+# The command the rules run (the Snakefile puts the repository's src/ on PYTHONPATH).
+LB = "python3 -m linbandits"
+ENV = "../envs/linbandits.yaml"
 EXPERIMENTS = experiments.experiments(config)
 PREFIX = paths.prefix(config)
 STUDIES = list(experiments.study_sections(config))
 ENABLED_STUDIES = experiments.enabled_studies(config)
+PRODUCT_STUDIES = [s for s in STUDIES if catalogue.studies()[s].products]
 # Experiments with an instance job: a built-in family, and a setting no earlier experiment writes.
-BUILTIN = sorted(n for n, e in EXPERIMENTS.items()
-                 if e.instance in catalogue.family_names() and experiments.own_instance_settings(e))
+BUILTIN = sorted(
+    n
+    for n, e in EXPERIMENTS.items()
+    if e.instance in catalogue.family_names() and experiments.own_instance_settings(e)
+)
 CURVE_STUDIES = [s for s in STUDIES if catalogue.studies()[s].curves]
+R6A = config.get("r6a", {})
+R6A_DAYS = list(PUBLISHED_DAYS)
 
-# Each study's rules file appends its default targets (tables, figures,
-# claims) here; `rule all` builds those of the enabled studies.
+# The rules files append each study's default outputs here (the default target builds those of the
+# enabled studies), and the outputs of each opt-in target (robustness, opkb_neural, ...) by target.
 STUDY_TARGETS = {s: [] for s in STUDIES}
+OPT_IN_TARGETS = {}
 
 
 def all_inputs(wildcards):
-    targets = [t for s in experiments.enabled_studies(config) for t in STUDY_TARGETS[s]]
+    targets = [t for s in ENABLED_STUDIES for t in STUDY_TARGETS[s]]
     return targets + [f"{PREFIX}results/overview.md"]
 
 
-def preview_note():
-    # A preview runs fewer runs, and fewer settings where an experiment's preview_values say so.
-    return "PREVIEW: reduced runs and settings, not the published protocol" if config.get("preview") else ""
+def study_snapshot(study):
+    """results/<study>/config.yaml: the study's config as this run saw it (its products read it)."""
+    return f"{PREFIX}results/{study}/config.yaml"
 
 
-wildcard_constraints:
-    study="|".join(STUDIES) or "none",
-    experiment="[A-Za-z0-9_]+",
-    setting="[A-Za-z0-9_.-]+",
-    algorithm="|".join(sorted({a for e in EXPERIMENTS.values() for a in e.algorithms})) or "none",
-    chunk=r"\d+-\d+",
+def study_config_text(study):
+    """The config a study's products are made from: every top-level key and this study's section."""
+    top = {k: v for k, v in config.items() if k != "studies"}
+    return yaml.safe_dump(
+        {**top, "studies": {study: config["studies"][study]}}, sort_keys=False
+    )
+
+
+def r6a_synthetic():
+    return R6A.get("source", "synthetic") == "synthetic"
+
+
+def r6a_dir():
+    # validation refuses `source: r6a` without `r6a_dir`
+    return R6A.get("r6a_dir") if not r6a_synthetic() else "data/synthetic_r6a"
 
 
 def print_overview_counts():
@@ -57,6 +85,8 @@ def print_overview_counts():
         studies = [study_entry(study_snapshot(s)) for s in ENABLED_STUDIES]
     except Exception:  # a partial run: the overview file says the rest
         return
-    c = totals(studies)
-    print(f"\nOverview: {path} ({', '.join(f'{n} {v}' for v, n in c.items() if n)} over "
-          f"{sum(len(s['claims']) for s in studies)} claims of {sum(s['enabled'] for s in studies)} studies)\n")
+    counts = ", ".join(f"{n} {v}" for v, n in totals(studies).items() if n)
+    n_claims = sum(len(s["claims"]) for s in studies)
+    print(
+        f"\nOverview: {path} ({counts} over {n_claims} claims of {len(studies)} studies)\n"
+    )

@@ -12,25 +12,33 @@ if _OPKB_TUNING:
     _OPKB_TUNE_POINTS = _opkb_grid_points(_OPKB_TUNING, _OPKB_TUNE_EXP.options)
     _OPKB_TUNE_RUNS = " ".join(
         f"{paths.instance_path(config, _OPKB_TUNE_EXP, s)}:{experiments.job_seed(config, _OPKB_TUNE_EXP.name, s)}"
-        for s in _OPKB_TUNE_EXP.setting_ids())
+        for s in _OPKB_TUNE_EXP.setting_ids()
+    )
 
     rule opkb_tune_point:
         input:
-            [paths.instance_path(config, _OPKB_TUNE_EXP, s) for s in _OPKB_TUNE_EXP.setting_ids()],
+            [
+                paths.instance_path(config, _OPKB_TUNE_EXP, s)
+                for s in _OPKB_TUNE_EXP.setting_ids()
+            ],
         output:
             f"{PREFIX}results/opkb/tuning/{{algorithm}}/point{{index}}.json",
-        wildcard_constraints:
-            index=r"\d{4}",
-        params:
-            options=lambda w: jobs.option_args(_OPKB_TUNE_POINTS[w.algorithm][int(w.index)]),
-            runs=_OPKB_TUNE_RUNS,
         log:
             f"{PREFIX}logs/opkb/tuning/{{algorithm}}/point{{index}}.log",
         benchmark:
             f"{PREFIX}logs/opkb/benchmarks/tuning/{{algorithm}}/point{{index}}.tsv"
+        wildcard_constraints:
+            index=r"\d{4}",
+        conda:
+            ENV
         resources:
             mem_mb=1000,
             runtime=60,
+        params:
+            options=lambda w: jobs.option_args(
+                _OPKB_TUNE_POINTS[w.algorithm][int(w.index)]
+            ),
+            runs=_OPKB_TUNE_RUNS,
         shell:
-            "linbandits opkb-tune --algorithm {wildcards.algorithm} --runs {params.runs} {params.options} "
-            "--out {output} > {log} 2>&1"
+            f"{LB} opkb-tune --algorithm {{wildcards.algorithm}} --runs {{params.runs}} {{params.options}} "
+            f"--out {{output}} > {{log}} 2>&1"

@@ -31,25 +31,35 @@ for _study, _exps in _STUDY_JOBS.items():
             csv=_outputs["csv"],
             meta=_outputs["json"],
             curves=_outputs.get("curves.npz", []),
-        params:
-            command=_command,
-            fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
         log:
             f"{PREFIX}logs/{_study}/simulate/all.log",
         benchmark:
             f"{PREFIX}logs/{_study}/benchmarks/simulate/all/all/all.tsv"
-        threads: 1
         priority: max(e.priority for e in _exps)
+        conda:
+            ENV
+        threads: 1
         resources:
             mem_mb=1000,
-            runtime=30 + 10 * sum(len(e.setting_ids()) * len(e.algorithms) for e in _exps),
+            runtime=30
+            + 10 * sum(len(e.setting_ids()) * len(e.algorithms) for e in _exps),
+        params:
+            command=_command,
+            fail=(
+                "LINBANDITS_FAIL_FOR_TESTING=1 "
+                if config.get("fail_rule_for_testing")
+                else ""
+            ),
         shell:
-            "{params.fail}linbandits {params.command} 2> {log}"
+            f"{{params.fail}}{LB} {{params.command}} 2> {{log}}"
+
 
 _IN_STUDY_JOBS = {e.name for exps in _STUDY_JOBS.values() for e in exps}
 
 for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
-    _outputs, _job, _command = jobs.simulate_job(config, _exp, _exp.study in CURVE_STUDIES)
+    _outputs, _job, _command = jobs.simulate_job(
+        config, _exp, _exp.study in CURVE_STUDIES
+    )
     _constraints = {"chunk": "|".join(experiments.chunk_names(config, _exp))}
     if _job == "{algorithm}":
         _constraints["algorithm"] = "|".join(re.escape(a) for a in _exp.algorithms)
@@ -63,20 +73,29 @@ for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
             csv=_outputs["csv"],
             meta=_outputs["json"],
             curves=_outputs.get("curves.npz", []),
-        wildcard_constraints:
-            **_constraints,
-        params:
-            command=_command,
-            fail="LINBANDITS_FAIL_FOR_TESTING=1 " if config.get("fail_rule_for_testing") else "",
         log:
             f"{PREFIX}logs/{_exp.study}/simulate/{_exp.name}/{_job}/chunk{{chunk}}.log",
         benchmark:
             # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
             f"{PREFIX}logs/{_exp.study}/benchmarks/simulate/{_exp.name}/{_job}/chunk{{chunk}}.tsv"
-        threads: 1
+        wildcard_constraints:
+            **_constraints,
         priority: _exp.priority
+        conda:
+            ENV
+        threads: 1
         resources:
             mem_mb=1000,
-            runtime=30 + 10 * len(_exp.setting_ids()) * (len(_exp.algorithms) if _job == "all" else 1),
+            runtime=30
+            + 10
+            * len(_exp.setting_ids())
+            * (len(_exp.algorithms) if _job == "all" else 1),
+        params:
+            command=_command,
+            fail=(
+                "LINBANDITS_FAIL_FOR_TESTING=1 "
+                if config.get("fail_rule_for_testing")
+                else ""
+            ),
         shell:
-            "{params.fail}linbandits {params.command} 2> {log}"
+            f"{{params.fail}}{LB} {{params.command}} 2> {{log}}"

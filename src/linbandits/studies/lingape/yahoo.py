@@ -92,3 +92,15 @@ def main_instance(argv=None) -> int:
     s = build(args.day, args.K, args.runs, args.out, args.summary)
     print(f"Exp. 3 instance ({s['source']}): K = {args.K}, {args.runs} arm sets, min gaps {s['min_gap']}")
     return 0
+
+
+# The parsed R6A day Exp. 3 draws its arm sets from (May 1), as the shared R6A rules write it.
+EXP3_DAY = "data/processed/r6a/day20090501.npz"
+
+
+def instance_command(config: dict, exp) -> str:
+    """The instance job of an Exp. 3 experiment (after `linbandits`): its K values in one process."""
+    from linbandits import jobs
+
+    return jobs.setting_instance_command(config, exp, lambda s: (
+        f"lingape-yahoo-instance --day {EXP3_DAY} --K {exp.value_of(s)} --runs {exp.trials}"))

@@ -272,3 +272,18 @@ def main_instance(argv=None) -> int:
     print(f"instance ({summary['source']}, PCA {args.pca}): best arm {summary['best_arm']}, "
           f"min gap {summary['min_gap']:.4g} -> {args.out}")
     return 0
+
+
+def instance_command(config: dict, exp) -> str:
+    """The instance job of a Yahoo! experiment (after `linbandits`): every L in one process, so the PCA
+    and ridge fits (the same for every L) are made once. A switch run may set its own PCA variant
+    (choice `pca`: one shared basis)."""
+    from linbandits import jobs
+    from linbandits.r6a.reader import PUBLISHED_DAYS
+
+    yahoo = config["studies"]["p1rage"].get("yahoo", {})
+    pca = exp.settings.get("pca", yahoo.get("pca", "per_day"))
+    days = " ".join(f"data/processed/r6a/day{d}.npz" for d in PUBLISHED_DAYS)
+    return jobs.setting_instance_command(config, exp, lambda s: (
+        f"p1rage-yahoo-instance --days {days} --pca {pca} --pca-signs {yahoo.get('pca_signs', 'numpy')} "
+        f"--L {exp.value_of(s)} --T {yahoo.get('T', 21000)} --seed {yahoo.get('arm_seed', 0)}"))
