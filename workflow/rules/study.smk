@@ -85,8 +85,14 @@ for _study in PRODUCT_STUDIES:
             resources:
                 mem_mb=2000,
                 runtime=10,
+            params:
+                # Functions binding this iteration's values: a shell command is formatted when the
+                # job runs, after the loop has moved on.
+                study=lambda w, s=_study: s,
+                kind=lambda w, k=_p.kind: k,
+                name=lambda w, n=_p.name: n,
             shell:
-                f"{LB} products --study {_study} --kind {_p.kind} --only {_p.name} "
+                f"{LB} products --study {{params.study}} --kind {{params.kind}} --only {{params.name}} "
                 "--config {input.config} > {log} 2>&1"
 
         if _p.target:
