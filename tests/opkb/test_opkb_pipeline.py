@@ -90,7 +90,7 @@ def test_neural_variants_and_tuning_are_opt_in(tmp_path, make_workdir, planned_j
 
     expected = {n: len(e.algorithms) * len(experiments.chunks(config, e)) for n, e in exps.items()}
     default = planned_jobs(workdir, "opkb")
-    assert simulate_jobs(default) == {n: 0 if n in neural else expected[n] for n in experiments}
+    assert simulate_jobs(default) == {n: 0 if n in neural else expected[n] for n in exps}
     assert not any(k.endswith(("_neural", "_tuning", "tuning_table")) or k == "opkb_tune_point" for k in default)
     jobs = planned_jobs(workdir, "opkb_neural")
     assert jobs["opkb_claims_neural"] == jobs["opkb_final_regret_neural"] == 1
