@@ -103,14 +103,37 @@ def job_records(workdir: Path, prefix: str):
                "algorithm_seconds": sum(seconds.values()), "algorithm_cpu": cpu}
 
 
+def stage_cpu(workdir: Path, prefix: str) -> dict:
+    """CPU seconds of every job by study and stage (simulate, runs, instances, products), from the
+    jobs' benchmark files (Snakemake's `benchmark:` records each job's processes)."""
+    out: dict = defaultdict(lambda: defaultdict(float))
+    root = workdir / prefix / "logs"
+    for bench in root.glob("*/benchmarks/**/*.tsv"):
+        study, _, stage = bench.relative_to(root).parts[:3]
+        stage = stage if stage in ("simulate", "runs", "instances") else "products"
+        with open(bench) as handle:
+            row = next(csv.DictReader(handle, delimiter="\t"))
+        out[study][stage] += float(row.get("cpu_time") or 0.0)
+    return out
+
+
 def jobs_run(workdir: Path) -> int:
     """Every job Snakemake finished (its log says 'Finished jobid' once per job)."""
     return sum(log.read_text().count("Finished jobid") for log in (workdir / ".snakemake" / "log").glob("*.log"))
 
 
-def report(records, wall, cpu, own, jobs) -> str:
+def report(records, wall, cpu, own, jobs, stages=None) -> str:
     lines = [f"whole run: {wall:.1f} s wall, {cpu / 60:.2f} CPU-min (every process; Snakemake's own "
              f"{own / 60:.2f}), {jobs} jobs of which {len(records)} simulate jobs", ""]
+    if stages:
+        lines.append("| study | algorithms (CPU-min) | simulate jobs' start-up | runs files | instances | "
+                     "tables, figures, claims |")
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for study, cpu_by in stages.items():
+            algo = sum(r["algorithm_cpu"] for r in records if r["study"] == study)
+            lines.append(f"| {study} | {algo / 60:.2f} | {max(0.0, cpu_by['simulate'] - algo) / 60:.2f} | "
+                         f"{cpu_by['runs'] / 60:.2f} | {cpu_by['instances'] / 60:.2f} | {cpu_by['products'] / 60:.2f} |")
+        lines.append("")
     by_study = defaultdict(list)
     for r in records:
         by_study[r["study"]].append(r)
@@ -159,7 +182,7 @@ def one_run(args, workdir: Path) -> dict:
     wall, cpu, own = run(workdir, args)
     prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
     records = list(job_records(workdir, prefix))
-    print(report(records, wall, cpu, own, jobs_run(workdir)), flush=True)
+    print(report(records, wall, cpu, own, jobs_run(workdir), stage_cpu(workdir, prefix)), flush=True)
     return {"wall": wall, "cpu": cpu, "digest": output_digest(workdir),
             "algorithms": sum(r["algorithm_cpu"] for r in records)}
 

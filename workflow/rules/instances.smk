@@ -18,6 +18,8 @@ for _name, _exps in jobs.instance_jobs(
             ],
         log:
             f"{PREFIX}logs/{_exps[0].study}/instances/{_name}.log",
+        benchmark:
+            f"{PREFIX}logs/{_exps[0].study}/benchmarks/instances/{_name}.tsv"
         conda:
             ENV
         resources:
