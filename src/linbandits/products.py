@@ -220,9 +220,13 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
         inputs = [path, *[f for n in names for f in ctx.runs_files(n)],
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
 
+        # the switch runs this product leaves to the `robustness` target (named in its robustness text)
+        later = [] if robust else [sw for sw in ctx.switches(True) if sw["base"] in read and sw not in switches]
+
         def make(c: Context):
             evidence = c.evidence(names, extras(c) if extras else None)
-            results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults())
+            results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
+                                          opt_in=later)
             more = sections(c, results) if sections else ()
             head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
             report.write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,

@@ -147,10 +147,13 @@ class Switched:
 
 
 class Restricted:
-    """The default evidence on the settings a switch ran: the like-for-like comparison."""
+    """The default evidence on the settings a switch ran and on as many runs: the like-for-like
+    comparison. A switch run plays its base's seeds, so its trial i is the base's trial i: a switch
+    with fewer runs is compared with the base's first runs, at the same power."""
 
-    def __init__(self, evidence, keep: dict):
+    def __init__(self, evidence, keep: dict, runs: dict | None = None):
         self.evidence, self.keep = evidence, keep    # base -> settings kept
+        self.runs = runs or {}                         # base -> number of runs kept
         self.extras = evidence.extras
 
     def __getattr__(self, attr):
@@ -159,3 +162,14 @@ class Restricted:
     def settings(self, name):
         out = self.evidence.settings(name)
         return [s for s in out if s in self.keep[name]] if name in self.keep else out
+
+    def column(self, name, setting, algorithm, column):
+        values = self.evidence.column(name, setting, algorithm, column)
+        return values[: self.runs[name]] if name in self.runs else values
+
+    def curve(self, name, setting, algorithm, curve="regret"):
+        t, values = self.evidence.curve(name, setting, algorithm, curve)
+        return (t, values[: self.runs[name]]) if name in self.runs else (t, values)
+
+    def trials(self, name):
+        return min(self.runs[name], self.evidence.trials(name)) if name in self.runs else self.evidence.trials(name)

@@ -105,13 +105,13 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
         for value, replacements in found.get(choice, {}).items():
             switched = Switched(evidence, replacements)
             keep = {base: set(switched.settings(base)) for base in replacements}
+            fewer = {base: evidence.trials(sw) for base, (sw, _) in replacements.items()
+                     if evidence.trials(sw) < evidence.trials(base)}
             verdict = judge(claim, switched, quantities, level)["verdict"]
-            same = judge(claim, Restricted(evidence, keep), quantities, level)["verdict"]
-            fewer = sorted({(evidence.trials(sw), evidence.trials(base)) for base, (sw, _) in replacements.items()
-                            if evidence.trials(sw) < evidence.trials(base)})
+            same = judge(claim, Restricted(evidence, keep, fewer), quantities, level)["verdict"]
             runs.append({"choice": choice, "value": value, "verdict": verdict, "default_on_same_settings": same,
                          "experiments": sorted(sw for sw, _ in replacements.values()),
-                         "fewer_runs": [f"{a} runs, not {b}" for a, b in fewer]})
+                         "fewer_runs": [f"{n} runs, not {evidence.trials(base)}" for base, n in fewer.items()]})
     untested = [c for c in choices if c not in found]
     changed = [r for r in runs if r["verdict"] != r["default_on_same_settings"]]
     if default_verdict in (NOT_RUN, NO_EVIDENCE):
@@ -136,16 +136,20 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
         mine = [r for r in changed if r["choice"] == choice]
         if mine:
             alts = "; ".join(f"{r['value']}: {r['verdict']}" + (
-                f" (default on the same settings: {r['default_on_same_settings']})"
+                f" (default on the same settings and runs: {r['default_on_same_settings']})"
                 if r["default_on_same_settings"] != default_verdict else "")
-                + (f" [{', '.join(r['fewer_runs'])}: less power]" if r.get("fewer_runs") else "") for r in mine)
+                + (f" [judged on {', '.join(r['fewer_runs'])}]" if r.get("fewer_runs") else "") for r in mine)
             parts.append(f"depends on {choice} ({default_labels.get(choice, 'default')}: {default_verdict}; {alts})")
     if rob["status"] == ROBUST:
         return "robust to " + ", ".join(f"{c} ({', '.join(r['value'] for r in rob['runs'] if r['choice'] == c)})"
                                         for c in rob["choices"])
+    if rob.get("opt_in"):
+        parts.append("judged for " + ", ".join(rob["opt_in"]) + " by `snakemake --cores 2 robustness` (costly "
+                     "switch runs; robustness.md beside this file)")
     if rob.get("untested"):
-        parts.append("untested for " + ", ".join(rob["untested"]) + " (no switch run of it in this config)")
-    same = [c for c in rob["choices"] if c not in rob.get("untested", []) and not any(r["choice"] == c for r in changed)]
+        parts.append("untested for " + ", ".join(rob["untested"]) + " (no switch run on this claim's experiments)")
+    same = [c for c in rob["choices"] if c not in rob.get("untested", []) + rob.get("opt_in", [])
+            and not any(r["choice"] == c for r in changed)]
     if same:
         parts.append("robust to " + ", ".join(same))
     return "; ".join(parts)
@@ -170,12 +174,17 @@ def _verb(verdict: str) -> str:
 
 
 def judge_claims(claims: list[dict], evidence, quantities: dict, switches=(), level: float = LEVEL,
-                 default_labels: dict | None = None) -> list[dict]:
+                 default_labels: dict | None = None, opt_in=()) -> list[dict]:
+    """Every claim judged; `switches` are the switch runs judged here, `opt_in` those an opt-in target
+    runs (the `robustness` target): a choice judged only there is named as such."""
     out = []
     for claim in claims:
         j = judge(claim, evidence, quantities, level)
         scope = _scope(claim, evidence)
         rob = robustness(claim, evidence, quantities, list(switches), j["verdict"], level)
+        later = switches_for(claim, list(opt_in))
+        rob["opt_in"] = [c for c in rob.get("untested", []) if c in later]
+        rob["untested"] = [c for c in rob.get("untested", []) if c not in later]
         out.append({
             "id": claim["id"], "figure": claim.get("figure", ""), "quote": claim["quote"],
             "verdict": j["verdict"], "scope": scope,
@@ -274,7 +283,7 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
         lines += ["", f"Robustness: {r['robustness']['text']}.", ""]
         for run in r["robustness"].get("runs", []):
             lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}; "
-                         f"default on the same settings: {run['default_on_same_settings']}"
+                         f"default on the same settings and runs: {run['default_on_same_settings']}"
                          + (f" ({'; '.join(run['fewer_runs'])})" if run.get("fewer_runs") else ""))
         if r["robustness"].get("runs"):
             lines.append("")
