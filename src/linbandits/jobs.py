@@ -87,13 +87,28 @@ def batch_command(commands: list[str]) -> str:
     return commands[0] if len(commands) == 1 else "batch " + " ".join(shlex.quote(c) for c in commands)
 
 
-def instance_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
-    """The instance jobs, by name: one per experiment, or, when bundles_algorithms (a preview), one per
-    study (by_study; their instance-cells commands in one `batch`) and one per experiment built only on
-    request."""
+def experiment_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
+    """The jobs of a per-experiment step (instances, runs files), by name: one per experiment, or, when
+    bundles_algorithms (a preview), one per study (by_study; their commands in one `batch`) and one per
+    experiment built only on request."""
     if not bundles_algorithms(config):
         return {e.name: [e] for e in exps}
     return {**by_study(exps), **{e.name: [e] for e in exps if on_request(e)}}
+
+
+instance_jobs = experiment_jobs
+
+
+def collect_command(config, exps: list[Experiment], curves) -> str:
+    """The command (after `linbandits`) of a runs job: `collect-runs` for each experiment of `exps`;
+    curves(exp) says whether its simulate jobs write curves."""
+    from linbandits.paths import raw_inputs, runs_stem
+
+    return batch_command([
+        f"collect-runs --study {e.study} --experiment {e.name} --trials {e.trials}"
+        + (" --curves" if curves(e) else "")
+        + f" --out-stem {shlex.quote(runs_stem(config, e))} " + " ".join(shlex.quote(p) for p in raw_inputs(config, e))
+        for e in exps])
 
 
 def instance_command(config, exps: list[Experiment]) -> str:

@@ -56,3 +56,8 @@ def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
 def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
     """The instance file of every setting of the experiment, wherever it is written."""
     return [instance_path(config, exp, s, ext) for s in exp.setting_ids()]
+
+
+def runs_stem(config, exp: Experiment) -> str:
+    """results/<study>/runs/<experiment>: every run of the experiment (.npz and .json; linbandits.runs)."""
+    return f"{prefix(config)}results/{exp.study}/runs/{exp.name}"

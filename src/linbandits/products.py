@@ -22,7 +22,7 @@ import yaml
 
 from linbandits.errors import UserError
 
-KINDS = ("table", "figure", "claims")
+KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
 FIGURE_EXTS = ("pdf", "png")
 
@@ -60,7 +60,9 @@ class Context:
         return "/".join([f"{self.prefix}results/{self.study}", *parts])
 
     def runs_stem(self, experiment: str) -> str:
-        return self.results("runs", experiment)
+        from linbandits import paths
+
+        return paths.runs_stem(self.config, self.experiments[experiment])
 
     def runs_files(self, experiment: str) -> list[str]:
         stem = self.runs_stem(experiment)
@@ -158,13 +160,15 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="linbandits products",
                                 description="Make a study's tables, figures or claims from its runs.")
     p.add_argument("--study", required=True)
-    p.add_argument("--kind", required=True, choices=KINDS)
+    p.add_argument("--kind", required=True, choices=(*KINDS, "all"),
+                   help="which products; `all`: every product of the default target (a preview's one job)")
     p.add_argument("--only", action="append", metavar="NAME",
                    help="only this product (repeatable); without it, the default target's products")
     p.add_argument("--config", required=True, help="the config (results/<study>/config.yaml of the run)")
     args = p.parse_args(argv)
     config = load_config(args.config)
-    products = [x for x in study_products(config, args.study) if x.kind == args.kind]
+    products = [x for x in study_products(config, args.study) if args.kind in ("all", x.kind)]
+    products.sort(key=lambda x: KINDS.index(x.kind))
     if args.only:
         unknown = sorted(set(args.only) - {x.name for x in products})
         if unknown:

@@ -28,38 +28,86 @@ for _study in PRODUCT_STUDIES:
             "jinja2"
 
 
-for _exp in [e for e in EXPERIMENTS.values() if e.study in PRODUCT_STUDIES]:
+# One runs job per experiment; in a preview (or with `bundle_algorithms: true`) one per study.
+for _name, _exps in jobs.experiment_jobs(
+    config, [e for e in EXPERIMENTS.values() if e.study in PRODUCT_STUDIES]
+).items():
 
     rule:
         name:
-            f"runs_{_exp.name}"
+            f"runs_{_name}"
         input:
-            chunks=paths.raw_inputs(config, _exp),
+            chunks=[p for e in _exps for p in paths.raw_inputs(config, e)],
         output:
-            npz=f"{PREFIX}results/{_exp.study}/runs/{_exp.name}.npz",
-            json=f"{PREFIX}results/{_exp.study}/runs/{_exp.name}.json",
+            npz=[f"{paths.runs_stem(config, e)}.npz" for e in _exps],
+            json=[f"{paths.runs_stem(config, e)}.json" for e in _exps],
         log:
-            f"{PREFIX}logs/{_exp.study}/runs/{_exp.name}.log",
+            f"{PREFIX}logs/{_exps[0].study}/runs/{_name}.log",
         benchmark:
-            f"{PREFIX}logs/{_exp.study}/benchmarks/runs/{_exp.name}.tsv"
+            f"{PREFIX}logs/{_exps[0].study}/benchmarks/runs/{_name}.tsv"
         conda:
             ENV
         resources:
             mem_mb=2000,
-            runtime=5,
+            runtime=5 * len(_exps),
         params:
-            curves="--curves" if _exp.study in CURVE_STUDIES else "",
-            stem=lambda w, output: output.npz[: -len(".npz")],
-            study=_exp.study,
-            experiment=_exp.name,
-            trials=_exp.trials,
+            command=jobs.collect_command(
+                config, _exps, lambda e: e.study in CURVE_STUDIES
+            ),
         shell:
-            f"{LB} collect-runs --study {{params.study}} --experiment {{params.experiment}} --trials {{params.trials}} "
-            f"{{params.curves}} --out-stem {{params.stem}} {{input.chunks}} > {{log}} 2>&1"
+            f"{LB} {{params.command}} > {{log}} 2>&1"
+
+
+# A preview (or `bundle_algorithms: true`) makes a study's default products in one job.
+BUNDLE_PRODUCTS = jobs.bundles_algorithms(config)
+
+for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
+    _ps = [p for p in products.study_products(config, _study) if not p.target]
+
+    rule:
+        name:
+            f"{_study}_products"
+        input:
+            config=study_snapshot(_study),
+            data=sorted(
+                {f for p in _ps for f in p.inputs}
+                - {f for p in _ps for f in p.outputs}
+            ),
+        output:
+            [
+                report(
+                    p.outputs[0],
+                    caption=f"../report/{p.caption or p.kind}.rst",
+                    category=_study,
+                    subcategory=SUBCATEGORY[p.kind],
+                    labels={"name": p.name},
+                )
+                for p in _ps
+            ],
+            [f for p in _ps for f in p.outputs[1:]],
+        log:
+            f"{PREFIX}logs/{_study}/products.log",
+        benchmark:
+            f"{PREFIX}logs/{_study}/benchmarks/products/all.tsv"
+        conda:
+            ENV
+        resources:
+            mem_mb=2000,
+            runtime=10 + len(_ps),
+        params:
+            study=lambda w, s=_study: s,
+        shell:
+            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1"
+
+    STUDY_TARGETS[_study] += [f for p in _ps for f in p.outputs]
 
 
 for _study in PRODUCT_STUDIES:
-    for _p in products.study_products(config, _study):
+    for _p in [
+        p
+        for p in products.study_products(config, _study)
+        if not (BUNDLE_PRODUCTS and not p.target)
+    ]:
 
         rule:
             name:
