@@ -14,8 +14,10 @@ import numbers
 import pkgutil
 
 from linbandits.errors import UserError, unknown_name
-from linbandits.problems import SHARED_KINDS
 from linbandits.study import Study
+
+# Instance-file kinds that more than one study reads (linbandits.problems); a study's own are its Study.kinds.
+SHARED_KINDS = {"linear": "linbandits.problems.linear:LinearInstance"}
 
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")

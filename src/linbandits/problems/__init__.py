@@ -1,7 +1,7 @@
 """Instance files of every kind: which kind a file is, reading it, writing it.
 
 A kind is a class (see linbandits.study for its contract). Kinds used by
-more than one study live in this package (SHARED_KINDS); a study's own kinds
+more than one study live in this package (listed in catalogue.SHARED_KINDS); a study's own kinds
 are declared by its STUDY. A file names its kind by a `kind` entry or, if it
 has none, by its arrays: the kind whose required arrays it holds.
 """
@@ -14,8 +14,6 @@ import numpy as np
 
 from linbandits.errors import UserError
 from linbandits.npzfile import read_npz, write_npz
-
-SHARED_KINDS = {"linear": "linbandits.problems.linear:LinearInstance"}
 
 # Entries every instance file may carry besides its kind's arrays.
 BOOKKEEPING = ("kind", "meta")
