@@ -18,7 +18,7 @@ def test_the_documented_examples_run_as_written():
 def test_bad_input_is_one_user_error():
     inst = linbandits.build_instance("oam_fixed", {"horizon": 100})
     algo = linbandits.make_algorithm("OAM", inst)
-    with pytest.raises(UserError, match="seed must be an integer >= 0"):
+    with pytest.raises(UserError, match="the seed must be >= 0"):
         algo.simulate(seed=-1, trials=2)
     with pytest.raises(UserError, match="trials must be at least 1"):
         algo.simulate(seed=0, trials=0)

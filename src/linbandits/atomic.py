@@ -37,3 +37,20 @@ def atomic_output(path):
 def write_text_atomic(path, text: str) -> None:
     with atomic_output(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def jsonable(obj):
+    """numpy scalars and arrays as JSON values (json.dumps' `default`)."""
+    import numpy as np
+
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serialisable: {type(obj)}")
+
+
+def write_json_atomic(path, data, indent: int = 2, sort_keys: bool = False) -> None:
+    import json
+
+    write_text_atomic(path, json.dumps(data, indent=indent, sort_keys=sort_keys, default=jsonable) + "\n")

@@ -7,7 +7,6 @@ each study's own). Any UserError is printed as one line on stderr, exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from linbandits import __version__
-from linbandits.atomic import write_text_atomic
+from linbandits.atomic import write_json_atomic, write_text_atomic
 from linbandits.errors import UserError, check_seed
 
 # Shared subcommands implemented elsewhere, imported only when used: they pull
@@ -122,7 +121,7 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
         "cpu_seconds": round(cpu, 3),
     }
     # The sidecar (and curves) are written first: the CSV's presence marks a complete result.
-    write_text_atomic(out.with_suffix(".json"), json.dumps(sidecar, indent=2, default=jsonable) + "\n")
+    write_json_atomic(out.with_suffix(".json"), sidecar)
     if curves:
         write_npz(curves, {"trial": trials, **{k: np.asarray(v) for k, v in records.curves.items()}})
     write_text_atomic(out, "\n".join(lines) + "\n")
@@ -200,19 +199,11 @@ def cell_seed(instance_file, seed, out) -> int:
     return value
 
 
-def jsonable(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    raise TypeError(f"not JSON serialisable: {type(obj)}")
-
-
 def write_instance(instance, out: str, summary: str) -> None:
     from linbandits.problems import save_instance
 
     save_instance(out, instance)
-    write_text_atomic(Path(summary), json.dumps(instance.summary(), indent=2, default=jsonable) + "\n")
+    write_json_atomic(Path(summary), instance.summary())
 
 
 def cmd_instance(args) -> int:

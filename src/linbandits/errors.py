@@ -14,7 +14,12 @@ def unknown_name(kind: str, name: str, valid) -> UserError:
     return UserError(f"unknown {kind} {name!r}; valid {kind}s are: {', '.join(valid)}")
 
 
-def check_seed(seed: int, what: str = "--seed") -> None:
-    """A seed from the command line: numpy's SeedSequence takes non-negative integers only."""
+def check_seed(seed, what: str = "--seed") -> int:
+    """A seed (command line or API): numpy's SeedSequence takes non-negative integers only."""
+    import numbers
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise UserError(f"{what} must be an integer, got {seed!r}")
     if seed < 0:
         raise UserError(f"{what} must be >= 0 (numpy's SeedSequence takes non-negative integers), got {seed}")
+    return int(seed)

@@ -144,13 +144,18 @@ def study_products(config: dict, study: str) -> list[Product]:
     return products
 
 
-def load_config(path) -> dict:
+def read_yaml(path, what: str):
+    """A YAML file's content, or one UserError naming the file and what is wrong."""
     try:
-        config = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError(f"config {path} does not exist") from None
+        raise UserError(f"{what} {path} does not exist") from None
     except yaml.YAMLError as exc:
-        raise UserError(f"config {path} is not valid YAML: {exc}") from None
+        raise UserError(f"{what} {path} is not valid YAML: {exc}") from None
+
+
+def load_config(path) -> dict:
+    config = read_yaml(path, "config")
     if not isinstance(config, dict):
         raise UserError(f"config {path} is not a mapping of keys")
     return config

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from linbandits.atomic import write_text_atomic
+from linbandits.atomic import write_json_atomic
 from linbandits.errors import UserError
 from linbandits.npzfile import read_npz, write_npz
 
@@ -111,16 +111,8 @@ def _collect_curves(paths, trial_order, arrays, key) -> list[str]:
 
 def write(out_stem: str, arrays: dict, meta: dict, experiment: str, study: str) -> None:
     write_npz(f"{out_stem}.npz", arrays)
-    write_text_atomic(f"{out_stem}.json", json.dumps({"study": study, "experiment": experiment, **meta},
-                                                     indent=1, sort_keys=True, default=_jsonable) + "\n")
-
-
-def _jsonable(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    raise TypeError(f"not JSON serialisable: {type(obj)}")
+    write_json_atomic(f"{out_stem}.json", {"study": study, "experiment": experiment, **meta}, indent=1,
+                      sort_keys=True)
 
 
 class RunSet:

@@ -28,7 +28,7 @@ import dataclasses
 
 import numpy as np
 
-from linbandits.errors import UserError
+from linbandits.errors import UserError, check_seed
 from linbandits.options import parse_options
 
 
@@ -92,13 +92,6 @@ def as_trials(trials) -> np.ndarray:
     return out
 
 
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise UserError(f"the seed must be an integer >= 0 (numpy's seed sequences take no negative "
-                        f"numbers), got {seed!r}")
-    return int(seed)
-
-
 class Algorithm:
     """The one run loop. Subclasses set the class attributes and implement `run` or `run_many`."""
 
@@ -150,5 +143,5 @@ class Algorithm:
 
     def simulate(self, seed, trials, progress=None) -> Records:
         """Trials `trials` (an int n: trials 0..n-1; or a range / sequence of indices) from `seed`."""
-        records = self.run_many(check_seed(seed), as_trials(trials), progress)
+        records = self.run_many(check_seed(seed, "the seed"), as_trials(trials), progress)
         return records

@@ -96,22 +96,22 @@ def error_rate(evidence, spec, alpha, claim_id):
     return e, f"{spec['a']}: error {fmt(e.value)} ({k}/{n}), {_where(evidence, spec['experiment'], s)}"
 
 
-def error_difference(evidence, spec, alpha, claim_id):
+def _error_pair(evidence, spec, estimator, sign):
+    """a's and b's errors at one setting, compared by `estimator` (a difference or a ratio)."""
     s = _setting(evidence, spec)
     ka, na = _errors(evidence, spec["a"], spec, s)
     kb, nb = _errors(evidence, spec["b"], spec, s)
-    e = est.proportion_difference(ka, na, kb, nb, alpha)
-    return e, (f"{spec['a']} - {spec['b']}: error {fmt(ka / na)} vs {fmt(kb / nb)}, "
+    e = estimator(ka, na, kb, nb)
+    return e, (f"{spec['a']} {sign} {spec['b']}: error {fmt(ka / na)} vs {fmt(kb / nb)}, "
                f"{_where(evidence, spec['experiment'], s)}")
+
+
+def error_difference(evidence, spec, alpha, claim_id):
+    return _error_pair(evidence, spec, lambda *k: est.proportion_difference(*k, alpha), "-")
 
 
 def error_ratio(evidence, spec, alpha, claim_id):
-    s = _setting(evidence, spec)
-    ka, na = _errors(evidence, spec["a"], spec, s)
-    kb, nb = _errors(evidence, spec["b"], spec, s)
-    e = est.rate_ratio(ka, na, kb, nb, alpha)
-    return e, (f"{spec['a']} / {spec['b']}: error {fmt(ka / na)} vs {fmt(kb / nb)}, "
-               f"{_where(evidence, spec['experiment'], s)}")
+    return _error_pair(evidence, spec, lambda *k: est.rate_ratio(*k, alpha), "/")
 
 
 def _experiments(spec) -> list[str]:

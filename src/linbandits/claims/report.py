@@ -305,16 +305,10 @@ CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "
 def load_claims(path, choices=None) -> list[dict]:
     """A study's claims table: every entry has an id (unique), a quote and parts; the choices it
     names must be in the study's `choices:` table."""
-    import yaml
-
     from linbandits.errors import UserError
+    from linbandits.products import read_yaml
 
-    try:
-        claims = yaml.safe_load(open(path, encoding="utf-8").read())
-    except FileNotFoundError:
-        raise UserError(f"claims table {path} does not exist") from None
-    except yaml.YAMLError as exc:
-        raise UserError(f"claims table {path} is not valid YAML: {exc}") from None
+    claims = read_yaml(path, "claims table")
     if not isinstance(claims, list):
         raise UserError(f"claims table {path} must be a list of claims")
     seen = set()
