@@ -95,10 +95,15 @@ def family(name: str):
 
 def instance_kinds() -> dict:
     """Kind name -> class, for every kind any study reads."""
+    return {kind: resolve(target) for kind, target in kind_targets().items()}
+
+
+def kind_targets() -> dict:
+    """Kind name -> "module:attribute" of its class, for every kind any study reads (nothing imported)."""
     targets = dict(SHARED_KINDS)
     for study in studies().values():
         targets.update(study.kinds)
-    return {kind: resolve(target) for kind, target in targets.items()}
+    return targets
 
 
 def commands() -> dict[str, tuple[str, str]]:

@@ -75,3 +75,124 @@ def test_kkt_residual_detects_a_wrong_point():
     assert kkt_residual(np.eye(4), P, gaps, 20, 0.01) <= 1e-8
     wrong = np.array([0.7, 0.15, 0.1, 0.05])
     assert kkt_residual(np.eye(4), wrong, gaps, 20, 0.01) > 1e-3
+
+
+# ------------------------------------------------------------------ the faster solver = the solver before it
+# The oracle replays use the product's solver, so they cannot see a change in it: the solver of core at
+# bddb596 is kept verbatim in solver_reference.py, and the faster one must give the same P, leverages and
+# information gains bit for bit (it calls the same LAPACK routines with the same arguments and makes the same
+# floating-point operations in the same order; only wrappers, copies and repeated evaluations went).
+
+def features_of(seed, N, d, length):
+    rng = np.random.default_rng(seed)
+    arms = rng.standard_normal((N, d))
+    arms /= np.linalg.norm(arms, axis=1)[:, None]
+    return np.linalg.cholesky(rbf_gram(arms, length) + 1e-12 * np.eye(N))
+
+
+SOLVER_CASES = [(seed, N, d, length, beta, lam)
+                for seed, (N, d, length) in enumerate([(20, 4, 0.2), (60, 3, 0.5), (100, 10, 0.2), (100, 10, 1.0)])
+                for beta, lam in [(2.0, 0.01), (30.0, 0.01), (400.0, 1e-3), (2.0, 20.0 / 4096)]]
+
+
+def bits(a):
+    return np.asarray(a, float).view(np.int64)
+
+
+def same(a, b):
+    return np.array_equal(bits(a), bits(b))
+
+
+def solve_both(Phi, gaps, beta, lam, start=None):
+    from solver_reference import leverages as ref_leverages, solve_op as ref_solve
+
+    from linbandits.studies.opkb import design
+
+    try:
+        P_ref = ref_solve(Phi, gaps, beta, lam)
+    except RuntimeError as err:
+        with pytest.raises(RuntimeError, match=str(err).split(" > ")[0]):
+            design.solve_op_solution(Phi, gaps, beta, lam, start=start)
+        return None
+    solution = design.solve_op_solution(Phi, gaps, beta, lam, start=start)
+    S = Phi.T @ (P_ref[:, None] * Phi) + lam * np.eye(Phi.shape[1])
+    return (same(solution.P, P_ref), same(solution.M, ref_leverages(Phi, P_ref, lam)),
+            np.array_equal(np.tril(solution.S), np.tril(S)) and np.allclose(solution.S, S, rtol=1e-12, atol=0))
+
+
+@pytest.mark.parametrize("seed, N, d, length, beta, lam", SOLVER_CASES)
+def test_solver_equals_the_reference_bit_for_bit(seed, N, d, length, beta, lam):
+    from linbandits.studies.opkb import design
+
+    Phi = features_of(seed, N, d, length)
+    gaps = np.zeros(N) if beta == 2.0 else np.random.default_rng(seed + 10).random(N) * 0.5
+    for start in (None, design.uniform_leverages(Phi, lam)):
+        outcome = solve_both(Phi, gaps, beta, lam, start)
+        assert outcome is None or outcome[:2] == (True, True), outcome
+    P = design.solve_op(Phi, gaps, beta, lam)
+    assert same(P, design.solve_op_solution(Phi, gaps, beta, lam).P)
+    if beta == 2.0:
+        assert same(design.d_design(Phi, lam), P)
+
+
+@pytest.mark.parametrize("N, T, reg", [(20, 3000, 100.0), (100, 10000, 0.01), (100, 10000, 20.0)])
+def test_information_gain_equals_the_reference_bit_for_bit(N, T, reg):
+    from solver_reference import InformationGain as Reference
+
+    Phi = features_of(N, N, 10, 0.2)
+    ref = Reference(Phi, T, reg)
+    expected = np.array([ref.get(t) for t in range(2, T + 1)])
+    assert same(InformationGain(Phi, T, reg).values(2, T), expected)
+    gain = InformationGain(Phi, T, reg)
+    assert same([gain.get(t) for t in range(2, 1001)], expected[:999])
+    assert same(gain.values(2, 777), expected[:776])                       # after get(): the cached knots
+    design_T = d_design(Phi, reg / T)
+    assert InformationGain(Phi, T, reg, designs={reg / T: design_T}).exact(T) == ref.exact(T)
+
+
+def test_numpy_cholesky_is_numpys_and_the_fallback_gives_the_same_leverages(monkeypatch):
+    from scipy.linalg import lapack
+
+    from linbandits.studies.opkb import blas, design
+
+    cholesky = blas.numpy_cholesky()
+    if cholesky is not None:
+        assert blas.reproduces_numpy_cholesky(cholesky)
+    Phi = features_of(7, 130, 6, 0.5)
+    P = np.random.default_rng(7).random(130)
+    P /= P.sum()
+    fast = design.leverages(Phi, P, 0.01)
+    monkeypatch.setattr(blas, "_cholesky", False)            # as where numpy's routine is not found
+    assert same(design.leverages(Phi, P, 0.01), fast)
+    # planted: another library's dpotrf (scipy's OpenBLAS), or the upper-triangle algorithm, is refused
+    assert not blas.reproduces_numpy_cholesky(lambda S: lapack.dpotrf(S, lower=1)[0])
+    assert not blas.reproduces_numpy_cholesky(lambda S: np.linalg.cholesky(S.T, upper=True).T)
+
+
+def test_planted_reuse_of_a_stale_evaluation_is_caught(monkeypatch):
+    """The solver reuses its last evaluation when P has not moved (same_point); reusing it when P has moved
+    (planted) changes the solution, and never reusing it changes nothing."""
+    from linbandits.studies.opkb import design
+
+    Phi = features_of(3, 60, 3, 0.5)
+    gaps = np.random.default_rng(13).random(60) * 0.5
+    monkeypatch.setattr(design, "same_point", lambda a, b: False)
+    assert solve_both(Phi, gaps, 30.0, 0.01)[:2] == (True, True)
+    monkeypatch.setattr(design, "same_point", lambda a, b: True)
+    assert caught(Phi, gaps, 30.0, 0.01)
+
+
+def test_planted_wrong_start_is_caught():
+    from linbandits.studies.opkb import design
+
+    Phi = features_of(3, 60, 3, 0.5)
+    gaps = np.random.default_rng(13).random(60) * 0.5
+    assert caught(Phi, gaps, 30.0, 0.01, start=design.uniform_leverages(Phi, 0.02))
+
+
+def caught(*args, **kwargs):
+    """The solver's result differs from the reference's, or the solver fails."""
+    try:
+        return solve_both(*args, **kwargs)[:2] != (True, True)
+    except RuntimeError:
+        return True

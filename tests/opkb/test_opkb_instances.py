@@ -94,3 +94,22 @@ def test_help_lists_every_option(capsys):
     for option in ("rbf_length", "lam", "v=", "window", "discount", "scale", "sigma", "beta_scale", "mu_scale",
                    "e_scale", "g_scale", "eps_scale", "mixture_probability"):
         assert option in text
+
+
+def test_an_opkb_simulate_job_imports_neither_numba_nor_other_studies(tmp_path):
+    """The fixed cost of a job: loading an instance file that names its kind imports that kind's module only
+    (OAM's pulls in numba), and OPKB / ADA-OPKB run without numba."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "env1.npz"
+    save_instance(path, instances.opkb_env1(seed=0, N=12, d=3, T=60, switch=30))
+    code = ("import sys; from linbandits.problems import load_instance_file; "
+            "from linbandits.catalogue import make_algorithm; import numpy as np; "
+            f"inst = load_instance_file({str(path)!r}); "
+            "make_algorithm('ADA-OPKB', inst, {}).simulate(1, np.arange(1)); "
+            "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('linbandits.studies.')))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    loaded = eval(out.strip().splitlines()[-1])
+    assert "numba" not in loaded
+    assert not [m for m in loaded if m.count(".") > 2 and not m.startswith("linbandits.studies.opkb.")], loaded

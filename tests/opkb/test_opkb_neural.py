@@ -3,7 +3,7 @@ parameter counts of spec G5, and OPNN0 = OPKB on the initial network's features.
 import numpy as np
 import pytest
 
-from linbandits.studies.opkb import opkb
+from linbandits.studies.opkb import design, opkb
 from linbandits.studies.opkb.instances import opkb_env1
 from linbandits.studies.opkb.neural import ReluNetwork, network_features, neural_constants, step_size
 
@@ -89,3 +89,35 @@ def test_opnn0_is_opkb_on_the_initial_networks_features():
     trained, _ = neural_constants(inst.arms, inst.T, {**options, "steps": 5, "lr": 1e-4}, 3, 0)
     c = opkb.run_opkb(inst, options, 3, 0, True, trained)
     assert not np.array_equal(a["arms"], c["arms"])             # training changes the features, hence the play
+
+
+def test_held_results_follow_the_new_features(monkeypatch):
+    """OPNN's refresh() replaces the features and pi at every block end: what KernelConstants holds per features
+    (pi's leverage, the solver's uniform start, pi(A)) must not outlive them: a run holding them equals a run
+    computing everything afresh, and after every refresh the held values are those of the new features
+    (the planted stale hold: test_opkb_engine_vs_oracle.py)."""
+    inst = opkb_env1(seed=1, N=15, d=4, T=1500, switch=600)
+    options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
+                   mixture_probability=0.2, delta=1e-4, width=16, hidden=3, steps=5, lr=1e-4, lam=10.0,
+                   eps_scale=0.02, j_star=2)
+
+    def run(get):
+        """The run, and whether the held values were those of the current features after every refresh."""
+        monkeypatch.setattr(opkb.KernelConstants, "_get", get)
+        c, _ = neural_constants(inst.arms, inst.T, options, 3, 0)
+        checks = []
+        refresh = c.refresh
+
+        def checked(*args):
+            changed = refresh(*args)
+            uniform = np.full(len(c.Phi), 1.0 / len(c.Phi))
+            checks.append(np.array_equal(c.leverage(c.pi), design.leverages(c.Phi, c.pi, c.lam))
+                          and np.array_equal(c.uniform_leverage(), design.leverages(c.Phi, uniform, c.lam)))
+            return changed
+
+        c.refresh = checked
+        return opkb.run_opkb(inst, options, 3, 0, True, c), checks
+
+    (held, checks), (afresh, _) = run(opkb.KernelConstants._get), run(lambda self, key, objects: None)
+    assert np.array_equal(held["arms"], afresh["arms"]) and held["blocks"] == afresh["blocks"]
+    assert len(checks) >= 5 and all(checks)

@@ -59,14 +59,20 @@ def load_instance_file(path, settings: dict | None = None, kind: str | None = No
 
     settings: --setting values a kind accepts with a file (its file_settings).
     """
-    from linbandits.catalogue import instance_kinds
+    from linbandits.catalogue import instance_kinds, kind_targets, resolve
 
     path = Path(path)
     settings = dict(settings or {})
     arrays = read_npz(path, "instance file", regenerate_hint(path))
-    kinds = instance_kinds()
-    kind = kind or detect_kind(arrays, path, kinds)
-    cls = kinds[kind]
+    declared = kind or (str(arrays["kind"]) if "kind" in arrays else None)
+    targets = kind_targets()
+    if declared in targets:
+        # Only the declared kind's module is imported (another study's may pull in numba or scipy).
+        kind, cls = declared, resolve(targets[declared])
+    else:
+        kinds = instance_kinds()
+        kind = kind or detect_kind(arrays, path, kinds)
+        cls = kinds[kind]
     missing = [a for a in cls.required if a not in arrays]
     if missing:
         raise UserError(f"instance file {path} lacks {', '.join(missing)}; a {kind} instance needs "

@@ -115,6 +115,12 @@ def gp_beta(gain: InformationGain, t: int, v: float, window: int) -> float:
     return v * (1 + math.sqrt(2 * (gain.get(t_eff) / 2 + 1 + LOG_1_OVER_DELTA)))
 
 
+def gp_betas(gain: InformationGain, last: int, v: float) -> np.ndarray:
+    """[gp_beta(gain, t, v, window) for t in 2..last] with last <= window (t_eff = t), array-wise: the same
+    operations in the same order on the same numbers, so the same bits."""
+    return v * (1 + np.sqrt(2 * (gain.values(2, last) / 2 + 1 + LOG_1_OVER_DELTA)))
+
+
 @njit(cache=True)
 def _column(C, x):
     """C[:, x] from the lower triangle of the symmetric C (row x left of the diagonal, column x below)."""
@@ -238,7 +244,8 @@ def run_gpucb(instance, Phi, options: dict, seed: int, trial: int, window: int =
     # betas[t] for rounds t >= 2; with a window, t_eff (and beta) stays at the window's value after it.
     last = max(2, min(T, window)) if window else T
     betas = np.zeros(T + 1)
-    betas[2:last + 1] = [gp_beta(gain, t, v, window) for t in range(2, last + 1)]
+    if last >= 2:
+        betas[2:last + 1] = gp_betas(gain, last, v)
     betas[last + 1:] = betas[last]
     leaving = np.zeros(T, dtype=np.int64)
     if window:
@@ -264,6 +271,7 @@ def _wgpucb_rounds(lam_K_inv_lower, betas, lam, eta, rewards, u_noise, noise_sd,
     A = np.zeros((N, N)).T           # Fortran order, as LAPACK wants it; lower triangle used
     mean = np.empty(N)
     score = np.empty(N)
+    total = np.empty(N)
     w = np.zeros(N)
     zw = np.zeros(N)
     n = np.array([N], dtype=np.int32)
@@ -287,11 +295,14 @@ def _wgpucb_rounds(lam_K_inv_lower, betas, lam, eta, rewards, u_noise, noise_sd,
             mean[:] = zw
             _dpotrs(lower.ctypes, n.ctypes, one.ctypes, A.ctypes, n.ctypes, mean.ctypes, n.ctypes, info.ctypes)
             _dtrtri(lower.ctypes, non_unit.ctypes, n.ctypes, A.ctypes, n.ctypes, info.ctypes)
+            # Column sums of squares, row by row: each column's terms are still added in row order (the same
+            # sums, bit for bit), but the N running sums are independent, so they pipeline.
+            total[:] = 0.0
+            for i in range(N):
+                for j in range(i + 1):
+                    total[j] += A[i, j] * A[i, j]
             for j in range(N):
-                total = 0.0
-                for i in range(j, N):
-                    total += A[i, j] * A[i, j]
-                score[j] = mean[j] + betas[t] * math.sqrt(max(lam * total, 0.0))
+                score[j] = mean[j] + betas[t] * math.sqrt(max(lam * total[j], 0.0))
             x = argmax_lowest(score)
         y = observe(rewards[t - 1, x], u_noise[t - 1], noise_sd, gaussian)
         arms[t - 1] = x
@@ -309,7 +320,8 @@ def run_wgpucb(instance, Phi, options: dict, seed: int, trial: int):
     lam, scale, eta = options["lam"], options["scale"], options["discount"]
     gain = InformationGain(Phi, T, lam)
     betas = np.zeros(T + 1)
-    betas[2:] = [scale * (0.8 + 0.1 * math.sqrt(2 * (gain.get(t) + LOG_1_OVER_DELTA))) for t in range(2, T + 1)]
+    if T >= 2:      # scale * (0.8 + 0.1 * sqrt(2 (g(t) + log(1/delta)))) for t = 2..T, array-wise (the same bits)
+        betas[2:] = scale * (0.8 + 0.1 * np.sqrt(2 * (gain.values(2, T) + LOG_1_OVER_DELTA)))
     Phi_inv = lapack.dtrtri(Phi, lower=1)[0]
     lam_K_inv_lower = np.tril(lam * (Phi_inv.T @ Phi_inv))
     rewards = np.ascontiguousarray(instance.rewards, dtype=float)

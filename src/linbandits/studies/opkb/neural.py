@@ -118,7 +118,7 @@ def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: 
             means = np.divide(sums, counts, out=np.zeros(len(arms)), where=counts > 0)
             network.train(arms, counts, means, options["steps"], lr, options["lam"])
             self.Phi = network_features(network, arms)
-            self.pi = design.d_design(self.Phi, self.lam)
+            self.pi = design.d_design_solution(self.Phi, self.lam, start=self.uniform_leverage()).P
             return True
 
     return NeuralConstants(network_features(network, arms), T, options), network

@@ -33,8 +33,13 @@ class KernelConstants:
         o = options
         self.sigma = o["sigma"]
         self.lam = o["sigma"] / T
-        self.pi = design.d_design(Phi, self.lam)
-        self.gamma_T = design.InformationGain(Phi, T, o["sigma"]).exact(T)
+        self._held = {}
+        solution = design.d_design_solution(Phi, self.lam, start=self.uniform_leverage())
+        self.pi = solution.P
+        if solution.M is not None:       # leverage(pi) is the solver's last leverage matrix
+            self._hold(("leverage", id(self.pi)), (self.pi,), solution.M)
+        # exact(T) solves the D-design at sigma / T = lam: pi
+        self.gamma_T = design.InformationGain(Phi, T, o["sigma"], designs={self.lam: self.pi}).exact(T)
         log_term = math.log(8 * self.N * T * math.log2(T) / o["delta"])
         self.E = int(math.ceil(4 * self.gamma_T * log_term * o["e_scale"]))
         self.alpha = o["sigma"] / (4 * log_term)
@@ -64,13 +69,41 @@ class KernelConstants:
         """Called at every block end with the epoch's rounds; True if the features changed (OPNN)."""
         return False
 
+    # Results computed once per features (OPNN's refresh() assigns new ones): a held value is kept with the
+    # very objects it was computed from, so that their ids cannot be reused while it is held.
+    def _get(self, key, objects):
+        held = self._held.get((id(self.Phi), key))
+        if held is not None and held[0] is self.Phi and all(a is b for a, b in zip(held[1], objects)):
+            return held[2]
+        return None
+
+    def _hold(self, key, objects, value):
+        self._held = {k: v for k, v in self._held.items() if v[0] is self.Phi}     # earlier features' go
+        self._held[(id(self.Phi), key)] = (self.Phi, objects, value)
+        return value
+
+    def uniform_leverage(self) -> np.ndarray:
+        """leverages at the uniform P, where every OP solve on these features starts."""
+        held = self._get("uniform", ())
+        return held if held is not None else self._hold("uniform", (), design.uniform_leverages(self.Phi, self.lam))
+
     def leverage(self, P: np.ndarray) -> np.ndarray:
-        return design.leverages(self.Phi, P, self.lam)
+        """M = Phi S(P)^-1 Phi^T; pi's once per features (every epoch starts with it)."""
+        if P is not self.pi:
+            return design.leverages(self.Phi, P, self.lam)
+        held = self._get(("leverage", id(P)), (P,))
+        return held if held is not None else self._hold(("leverage", id(P)), (P,), design.leverages(self.Phi, P, self.lam))
+
+    def good_design(self, good: np.ndarray) -> np.ndarray:
+        """pi(A) on A's rows and columns of Phi (spec F10), solved once per set A and features."""
+        key = ("good", good.tobytes())
+        held = self._get(key, ())
+        return held if held is not None else self._hold(key, (), design.d_design(self.Phi[np.ix_(good, good)], self.lam))
 
     def next_strategy(self, gaps: np.ndarray, j: int) -> np.ndarray:
         """P^(j) from the epoch's gaps (block j >= 1)."""
         beta = self.beta(j)
-        p_star = design.solve_op(self.Phi, gaps, beta, self.lam)
+        p_star = design.solve_op_solution(self.Phi, gaps, beta, self.lam, start=self.uniform_leverage()).P
         good = gaps <= self.good_threshold(j)
         if good.all():
             p_good = self.pi
@@ -79,7 +112,7 @@ class KernelConstants:
         else:
             # The code designs on Phi restricted to A's rows and columns (spec F10).
             p_good = np.zeros(self.N)
-            p_good[good] = design.d_design(self.Phi[np.ix_(good, good)], self.lam)
+            p_good[good] = self.good_design(good)
         mu = self.mu(j)
         return (1 - mu) * (p_star * (1 - self.mix) + p_good * self.mix) + mu * self.pi
 
