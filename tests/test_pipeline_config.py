@@ -241,11 +241,25 @@ def test_a_previews_study_job_runs_the_per_experiment_commands(config):
     assert not any(experiments.on_request(e) for g in bundles.values() for e in g)
     assert {e.name for g in bundles.values() for e in g} == {n for n, e in exps.items() if not experiments.on_request(e)}
     for study, group in bundles.items():
-        outputs, command = jobs.study_simulate_job(config, group, curves=False)
+        outputs, commands = jobs.study_simulate_job(config, group, curves=False)
         expected = [jobs.simulate_command(config, e, a, c, curves=False)
                     for e in group for c in experiments.chunk_names(config, e) for a in e.algorithms]
-        assert shlex.split(command) == ["batch", *expected]
+        assert commands == expected and all("\n" not in c for c in commands)  # one per line of the plan
         assert sorted(outputs["csv"]) == sorted(p.format(chunk=c) for e in group for c in experiments.chunk_names(config, e)
                                                 for p in paths.bundled_simulate_outputs(config, e, "csv"))
     config["preview"] = False
     assert jobs.study_simulate_jobs(config, list(experiments.experiments(config).values())) == {}
+
+
+def test_jobs_a_simulate_job_waits_for_carry_its_priority(config):
+    """Instances and runs jobs take the priority of the simulate jobs they feed; in a preview, where
+    one simulate job serves a study, the study's highest (else P1-RAGE's Yahoo! chain starts last)."""
+    exps = list(experiments.experiments(config).values())
+    p1 = [e for e in exps if e.study == "p1rage"]
+    urgent = max(e.priority for e in p1)
+    plain = [e for e in p1 if e.priority < urgent]
+    assert urgent > 0 and plain
+    config["preview"] = False
+    assert jobs.upstream_priority(config, plain[:1], exps) == plain[0].priority
+    config["preview"] = True
+    assert jobs.upstream_priority(config, plain[:1], exps) == urgent

@@ -155,6 +155,17 @@ def test_a_batch_writes_what_its_commands_write_one_by_one(tmp_path, p1_instance
     assert not list((tmp_path / "failed").glob("Peace_*.csv"))
     assert main(["batch", "batch simulate-cells"]) == 2
 
+    # --file: the same commands read from a plan, one per line (a preview's study job)
+    (tmp_path / "plan").mkdir()
+    plan = tmp_path / "plan.txt"
+    plan.write_text("".join(command(a, tmp_path / "plan") + "\n\n" for a in algorithms))
+    assert main(["batch", "--file", str(plan)]) == 0
+    for a in algorithms:
+        for i in range(len(p1_instances)):
+            assert (tmp_path / "plan" / f"{a}_{i}.csv").read_bytes() == (tmp_path / "one" / f"{a}_{i}.csv").read_bytes()
+    assert main(["batch", "--file", str(tmp_path / "no_plan.txt")]) == 2
+    assert main(["batch"]) == 2
+
 
 def designs_solved(tmp_path, instance_files, tag):
     args = ["simulate-cells", "--algorithm", "P1-Peace", "--trials", "20"]

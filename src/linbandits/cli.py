@@ -292,7 +292,9 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
     batch = sub.add_parser("batch", help="run several linbandits commands in one process, in order",
                            description="Each argument is one command line without the leading `linbandits`, "
                                        "e.g. 'simulate-cells --algorithm A ...'. Stops at the first failure.")
-    batch.add_argument("commands", nargs="+", metavar="COMMAND")
+    batch.add_argument("commands", nargs="*", metavar="COMMAND")
+    batch.add_argument("--file", type=Path, metavar="PLAN",
+                       help="also run the commands of this file, one per line, after any given as arguments")
     batch.set_defaults(func=cmd_batch)
 
     for name, (_, help_text) in delegated_commands().items():
@@ -333,7 +335,15 @@ def cmd_batch(args) -> int:
     (preview) runs every algorithm of an experiment so: one start-up and one numba load, not one each."""
     import shlex
 
-    for line in args.commands:
+    lines = list(args.commands)
+    if args.file is not None:
+        if not args.file.is_file():
+            raise UserError(f"batch: no plan file {args.file} (a preview's simulate plan is made by its "
+                            "study's simulate_plan rule; run the workflow, not this command by hand)")
+        lines += [line for line in args.file.read_text().splitlines() if line.strip()]
+    if not lines:
+        raise UserError("batch: no commands (give them as arguments or in --file PLAN)")
+    for line in lines:
         argv = shlex.split(line)
         if not argv or argv[0] == "batch":
             raise UserError(f"batch: {line!r} is not a linbandits command (a batch holds commands, not batches)")

@@ -45,18 +45,30 @@ def study_simulate_jobs(config, exps: list[Experiment]) -> dict[str, list[Experi
     return by_study(exps) if config.get("preview") else {}
 
 
+def upstream_priority(config, exps: list[Experiment], every: list[Experiment]) -> int:
+    """The scheduling priority of a job that `exps`' simulate jobs wait for (their instances, their
+    runs files): theirs, or in a preview, where one simulate job serves a whole study, the study's
+    (Snakemake does not pass a job's priority on to the jobs it waits for)."""
+    if config.get("preview"):
+        studies = {e.study for e in exps}
+        exps = [e for e in every if e.study in studies]
+    return max((e.priority for e in exps), default=0)
+
+
 def simulate_exts(curves: bool) -> list[str]:
     """The files a simulate job writes per cell."""
     return ["csv", "json"] + (["curves.npz"] if curves else [])
 
 
 def study_simulate_job(config, exps: list[Experiment], curves: bool):
-    """(outputs by extension, command after `linbandits`) of a study's one simulate job: the bundled
-    jobs of every experiment and run range, in one `batch`."""
+    """(outputs by extension, commands after `linbandits`) of a study's one simulate job: the bundled
+    jobs of every experiment and run range, run by one `batch --file PLAN` (the commands one per line).
+    In a file, not on the command line: Snakemake records a job's command line and inputs once per
+    output file, and this job has ~1000 outputs (a 40 kB command line cost ~50 s of Snakemake's time)."""
     runs = [(e, c) for e in exps for c in chunk_names(config, e)]
     outputs = {ext: [p.format(chunk=c) for e, c in runs for p in bundled_simulate_outputs(config, e, ext)]
                for ext in simulate_exts(curves)}
-    return outputs, batch_command([simulate_command(config, e, a, c, curves) for e, c in runs for a in e.algorithms])
+    return outputs, [simulate_command(config, e, a, c, curves) for e, c in runs for a in e.algorithms]
 
 
 def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool) -> str:

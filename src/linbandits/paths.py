@@ -58,6 +58,11 @@ def instance_inputs(config, exp: Experiment, ext: str = "npz") -> list[str]:
     return [instance_path(config, exp, s, ext) for s in exp.setting_ids()]
 
 
+def simulate_plan(config, study: str) -> str:
+    """results/<study>/raw/simulate_plan.txt: a preview's one simulate job's commands, one per line."""
+    return f"{prefix(config)}results/{study}/raw/simulate_plan.txt"
+
+
 def runs_stem(config, exp: Experiment) -> str:
     """results/<study>/runs/<experiment>: every run of the experiment (.npz and .json; linbandits.runs)."""
     return f"{prefix(config)}results/{exp.study}/runs/{exp.name}"

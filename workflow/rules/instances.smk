@@ -7,6 +7,7 @@
 for _name, _exps in jobs.instance_jobs(
     config, [EXPERIMENTS[n] for n in BUILTIN]
 ).items():
+    _priority = jobs.upstream_priority(config, _exps, list(EXPERIMENTS.values()))
 
     rule:
         name:
@@ -20,6 +21,8 @@ for _name, _exps in jobs.instance_jobs(
             f"{PREFIX}logs/{_exps[0].study}/instances/{_name}.log",
         benchmark:
             f"{PREFIX}logs/{_exps[0].study}/benchmarks/instances/{_name}.tsv"
+        # Its simulate jobs' priority: a preview's long chains (P1-RAGE's) start first.
+        priority: _priority
         conda:
             ENV
         resources:

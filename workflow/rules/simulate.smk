@@ -20,12 +20,33 @@
 _STUDY_JOBS = jobs.study_simulate_jobs(config, list(EXPERIMENTS.values()))
 
 for _study, _exps in _STUDY_JOBS.items():
-    _outputs, _command = jobs.study_simulate_job(config, _exps, _study in CURVE_STUDIES)
+    _outputs, _commands = jobs.study_simulate_job(
+        config, _exps, _study in CURVE_STUDIES
+    )
+
+    # The job's commands in a file (jobs.study_simulate_job says why).
+    rule:
+        name:
+            f"{_study}_simulate_plan"
+        input:
+            workflow.source_path("../templates/lines.txt.j2"),
+        output:
+            paths.simulate_plan(config, _study),
+        log:
+            f"{PREFIX}logs/{_study}/simulate/plan.log",
+        resources:
+            mem_mb=100,
+            runtime=1,
+        params:
+            text=lambda w, c=_commands: "\n".join(c) + "\n",
+        template_engine:
+            "jinja2"
 
     rule:
         name:
             f"simulate_{_study}"
         input:
+            plan=paths.simulate_plan(config, _study),
             npz=sorted({f for e in _exps for f in paths.instance_inputs(config, e)}),
         output:
             csv=_outputs["csv"],
@@ -44,14 +65,13 @@ for _study, _exps in _STUDY_JOBS.items():
             runtime=30
             + 10 * sum(len(e.setting_ids()) * len(e.algorithms) for e in _exps),
         params:
-            command=_command,
             fail=(
                 "LINBANDITS_FAIL_FOR_TESTING=1 "
                 if config.get("fail_rule_for_testing")
                 else ""
             ),
         shell:
-            f"{{params.fail}}{LB} {{params.command}} 2> {{log}}"
+            f"{{params.fail}}{LB} batch --file {{input.plan}} 2> {{log}}"
 
 
 _IN_STUDY_JOBS = {e.name for exps in _STUDY_JOBS.values() for e in exps}

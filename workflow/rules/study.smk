@@ -32,6 +32,7 @@ for _study in PRODUCT_STUDIES:
 for _name, _exps in jobs.experiment_jobs(
     config, [e for e in EXPERIMENTS.values() if e.study in PRODUCT_STUDIES]
 ).items():
+    _priority = jobs.upstream_priority(config, _exps, list(EXPERIMENTS.values()))
 
     rule:
         name:
@@ -45,6 +46,7 @@ for _name, _exps in jobs.experiment_jobs(
             f"{PREFIX}logs/{_exps[0].study}/runs/{_name}.log",
         benchmark:
             f"{PREFIX}logs/{_exps[0].study}/benchmarks/runs/{_name}.tsv"
+        priority: _priority
         conda:
             ENV
         resources:
@@ -63,6 +65,11 @@ BUNDLE_PRODUCTS = jobs.bundles_algorithms(config)
 
 for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
     _ps = [p for p in products.study_products(config, _study) if not p.target]
+    _priority = jobs.upstream_priority(
+        config,
+        [e for e in EXPERIMENTS.values() if e.study == _study],
+        list(EXPERIMENTS.values()),
+    )
 
     rule:
         name:
@@ -89,6 +96,7 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
             f"{PREFIX}logs/{_study}/products.log",
         benchmark:
             f"{PREFIX}logs/{_study}/benchmarks/products/all.tsv"
+        priority: _priority
         conda:
             ENV
         resources:
