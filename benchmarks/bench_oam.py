@@ -44,7 +44,7 @@ def oracle_us_per_round(name, inst, options):
     stream = run_stream(inst, 0, 0, normals=name.startswith("LinTS"))
     start = time.perf_counter()
     if name == "OAM":
-        oracle.oam(inst, stream, **{k: float(v) for k, v in options.items()})
+        oracle.oam(inst, stream, **{k: (v if k == "schedule" else float(v)) for k, v in options.items()})
     elif name == "LinUCB":
         oracle.linucb(inst, stream, **options)
     elif name == "OSSB":
