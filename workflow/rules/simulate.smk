@@ -29,7 +29,7 @@ for _study, _exps in _STUDY_JOBS.items():
         name:
             f"{_study}_simulate_plan"
         input:
-            workflow.source_path("../templates/lines.txt.j2"),
+            workflow.source_path("../templates/text.j2"),
         output:
             paths.simulate_plan(config, _study),
         log:

@@ -13,7 +13,7 @@ for _study in PRODUCT_STUDIES:
         name:
             f"{_study}_config"
         input:
-            workflow.source_path("../templates/study_config.yaml.j2"),
+            workflow.source_path("../templates/text.j2"),
         output:
             study_snapshot(_study),
         log:

@@ -37,7 +37,7 @@ class KernelConstants:
         solution = design.d_design_solution(Phi, self.lam, start=self.uniform_leverage())
         self.pi = solution.P
         if solution.M is not None:       # leverage(pi) is the solver's last leverage matrix
-            self._hold(("leverage", id(self.pi)), (self.pi,), solution.M)
+            self._hold("pi_leverage", (self.pi,), solution.M)
         # exact(T) solves the D-design at sigma / T = lam: pi
         self.gamma_T = design.InformationGain(Phi, T, o["sigma"], designs={self.lam: self.pi}).exact(T)
         log_term = math.log(8 * self.N * T * math.log2(T) / o["delta"])
@@ -91,8 +91,8 @@ class KernelConstants:
         """M = Phi S(P)^-1 Phi^T; pi's once per features (every epoch starts with it)."""
         if P is not self.pi:
             return design.leverages(self.Phi, P, self.lam)
-        held = self._get(("leverage", id(P)), (P,))
-        return held if held is not None else self._hold(("leverage", id(P)), (P,), design.leverages(self.Phi, P, self.lam))
+        held = self._get("pi_leverage", (P,))
+        return held if held is not None else self._hold("pi_leverage", (P,), design.leverages(self.Phi, P, self.lam))
 
     def good_design(self, good: np.ndarray) -> np.ndarray:
         """pi(A) on A's rows and columns of Phi (spec F10), solved once per set A and features."""

@@ -92,12 +92,6 @@ class RandomDraws:
         return int(self.rng.integers(K))
 
 
-def inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Arm drawn by each uniform u from a design with cumulative sums cdf:
-    the first arm whose cumulative weight exceeds u * total."""
-    return np.minimum(cdf.searchsorted(u * cdf[-1], side="right"), len(cdf) - 1)
-
-
 # Rows of uniforms drawn at once per pull call: bounds the batch's scratch memory (16 MiB).
 _SCRATCH = 1 << 21
 
