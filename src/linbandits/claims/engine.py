@@ -1,31 +1,40 @@
-"""The claims engine: a claim declared as data, judged on the runs, with one Holm family.
+"""The claims engine: a claim declared as data, judged on the runs, at one family-wise level.
 
 A claim (one entry of a study's claims.yaml) is a quote and a list of parts. A part names a
-quantity (a function of the runs, see `quantities`), the series it reads and a relation to a
-threshold:
+quantity (a function of the runs, see `quantities`), the series it reads and a relation:
 
-    greater: t | less: t          the claim says the quantity is above / below t
-    between: [lo, hi]             ... lies in [lo, hi]
-    not_greater: t | not_less: t  ... is not above / below t ("never worse"): it fails only
-                                  if the data show it beyond t
-    comparable: c  [band: [lo, hi]]  ... is indistinguishable from c: it fails if the data show
-                                  it outside the band (or different from c, without a band),
-                                  holds if the interval holds c or lies inside the band
+    greater: t | less: t          superiority: the quantity is above / below t
+    between: [lo, hi]             the quantity lies in [lo, hi]
+    not_greater: t, margin: m     non-inferiority ("never worse"): the quantity is not above t by
+                                  more than the margin m (m >= 0, stated; 0 only for exact values
+                                  or where the claim is literally "at most t")
+    not_less: t, margin: m        ... not below t by more than m
+    comparable: c, band: [lo, hi] equivalence (TOST): the quantity lies inside the band around c
 
-Every relation is judged through one-sided tests. The claim's tests (every part, setting, pair
-and direction) form one family, Holm-corrected at the claim's level, the standard of the P1-RAGE
-study: whatever the claim concludes is wrong with probability at most alpha. A part
-- holds when its "holds" tests reject (the interval lies on the claimed side), or, for the
-  relations judged by non-rejection, when its "fails" tests do not;
-- does not hold when its "fails" tests reject (the interval lies on the other side);
-- is inconclusive otherwise: its interval straddles the threshold.
+Every part is decided by its interval, which is the interval printed beside it: a part
+- holds when its interval lies on the claimed side (inside [lo, hi]; below t + m; ...);
+- does not hold when it lies on the other side (beyond the margin, outside the band);
+- is inconclusive when it straddles the threshold.
+Nothing holds because a difference was not detected: "never worse", "comparable" and "similar"
+hold only when the interval lies inside their stated margin.
+
+Multiplicity: a claim's intervals are simultaneous. With m parts, each interval is at the two-sided
+level 1 - 2 alpha / m (Bonferroni), so whatever the claim concludes, from any of its parts, is wrong
+with probability at most alpha (2.5% at the default 95% level); the one-sided p-values printed
+beside them are Bonferroni-adjusted (p m, capped at 1) and agree with the intervals.
+
+Power before verdict: before a part is judged, the engine asks whether its design (run count,
+censoring, the quantity's range) could give an interval on either side at that level; if it
+could not reach both "holds" and "does not hold", the part is **no evidence**, with the reason.
+
 Parts combine by `all` (the default: every part must hold; any part failing fails the claim)
 or `any` (some part must hold, e.g. "better in some setting"). `each_setting: all|any` expands
 a part over an experiment's settings, `pairs: {a: [...], b: [...]}` a claim over pairs of series.
+A claim with `data: r6a` is about the real Yahoo! R6A log: judged on the synthetic stand-in it is
+no evidence about the paper, and its measured verdict is kept as a pipeline check.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 
@@ -38,7 +47,9 @@ HOLDS, FAILS_TO_HOLD, INCONCLUSIVE = "holds", "does not hold", "inconclusive"
 NO_EVIDENCE, NOT_RUN = "no evidence", "not run"
 VERDICTS = (HOLDS, FAILS_TO_HOLD, INCONCLUSIVE, NO_EVIDENCE, NOT_RUN)
 RELATIONS = ("greater", "less", "between", "not_greater", "not_less", "comparable")
-LEVEL = 0.95     # two-sided interval level; each one-sided test is at (1 - LEVEL) / 2
+LEVEL = 0.95     # two-sided level of a claim's simultaneous intervals; each side errs at (1 - LEVEL) / 2
+SENSITIVE = 0.10  # a verdict whose flip point lies within 10% of a chosen threshold is threshold-sensitive
+STAND_IN = "no evidence about the paper (synthetic stand-in for R6A)"
 
 
 class Missing(Exception):
@@ -47,11 +58,34 @@ class Missing(Exception):
 
 @dataclasses.dataclass
 class Test:
-    name: str        # what rejecting it shows, e.g. "above 0"
+    name: str        # "holds" / "fails" (+ "_lo" / "_hi" for a relation with two edges)
     threshold: float
     side: str        # "above" | "below": the one-sided alternative
     p: float = 1.0
     p_adjusted: float = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Region:
+    """The values a part claims: from `low` to `high`, edges included when `closed`."""
+    low: float
+    high: float
+    closed: bool
+
+    def holds(self, lo: float, hi: float) -> bool:
+        """An interval [lo, hi] lies inside the claimed region."""
+        above = self.low == -math.inf or lo > self.low or (self.closed and lo >= self.low)
+        below = self.high == math.inf or hi < self.high or (self.closed and hi <= self.high)
+        return above and below
+
+    def fails(self, lo: float, hi: float) -> bool:
+        """An interval [lo, hi] lies entirely outside the claimed region."""
+        under = self.low > -math.inf and (hi < self.low or (not self.closed and hi <= self.low))
+        over = self.high < math.inf and (lo > self.high or (not self.closed and lo >= self.high))
+        return under or over
+
+    def edges(self) -> list[float]:
+        return [e for e in (self.low, self.high) if math.isfinite(e)]
 
 
 @dataclasses.dataclass
@@ -63,9 +97,9 @@ class Leaf:
     missing: str = ""
     tests: list = dataclasses.field(default_factory=list)
     verdict: str = NOT_RUN
-
-    def rejected(self, name: str, alpha: float) -> bool:
-        return any(t.name == name and t.p_adjusted < alpha for t in self.tests)
+    reason: str = ""                     # why a part is no evidence
+    needed_runs: float | None = None     # inconclusive: runs that would decide it at the observed effect
+    flip: dict | None = None             # decided: the threshold at which the verdict would flip
 
 
 @dataclasses.dataclass
@@ -83,73 +117,196 @@ def relation_of(spec: dict) -> str:
     if len(found) != 1:
         raise UserError(f"claim part {spec.get('label', spec)}: give exactly one relation of "
                         f"{', '.join(RELATIONS)}; got {', '.join(found) or 'none'}")
-    return found[0]
+    relation = found[0]
+    if relation in ("not_greater", "not_less"):
+        margin = spec.get("margin")
+        if not isinstance(margin, (int, float)) or isinstance(margin, bool) or margin < 0:
+            raise UserError(f"claim part {spec.get('label', spec)}: {relation} needs `margin:` >= 0, the "
+                            "non-inferiority margin (from the paper's words or a stated DEFAULT); "
+                            f"got {margin!r}")
+    if relation == "comparable":
+        band = spec.get("band")
+        if (not isinstance(band, (list, tuple)) or len(band) != 2 or not band[0] <= spec["comparable"] <= band[1]):
+            raise UserError(f"claim part {spec.get('label', spec)}: comparable needs `band: [lo, hi]` around "
+                            f"{spec['comparable']!r}, the equivalence margin; got {band!r}")
+    if relation == "between" and not spec["between"][0] <= spec["between"][1]:
+        raise UserError(f"claim part {spec.get('label', spec)}: between needs [lo, hi] with lo <= hi")
+    return relation
+
+
+def region_of(relation: str, spec: dict) -> Region:
+    v = spec[relation]
+    if relation == "greater":
+        return Region(float(v), math.inf, False)
+    if relation == "less":
+        return Region(-math.inf, float(v), False)
+    if relation == "not_greater":
+        return Region(-math.inf, float(v) + float(spec["margin"]), True)
+    if relation == "not_less":
+        return Region(float(v) - float(spec["margin"]), math.inf, True)
+    lo, hi = spec["band"] if relation == "comparable" else v
+    return Region(float(lo), float(hi), True)
 
 
 def tests_of(relation: str, spec: dict) -> list[Test]:
-    """The one-sided tests a relation is judged on."""
-    v = spec[relation]
-    if relation == "greater":
-        return [Test("holds", v, "above"), Test("fails", v, "below")]
-    if relation == "less":
-        return [Test("holds", v, "below"), Test("fails", v, "above")]
-    if relation == "between":
-        lo, hi = v
-        return [Test("holds_lo", lo, "above"), Test("holds_hi", hi, "below"),
-                Test("fails_lo", lo, "below"), Test("fails_hi", hi, "above")]
-    if relation == "not_greater":
-        return [Test("fails", v, "above")]
-    if relation == "not_less":
-        return [Test("fails", v, "below")]
-    tests = [Test("differs_hi", v, "above"), Test("differs_lo", v, "below")]
-    if "band" in spec:
-        lo, hi = spec["band"]
-        tests += [Test("outside_hi", hi, "above"), Test("outside_lo", lo, "below"),
-                  Test("inside_hi", hi, "below"), Test("inside_lo", lo, "above")]
+    """The one-sided tests beside a part: at each finite edge of its claimed region, the test that
+    the value is on the claimed side ("holds") and the one that it is on the other ("fails")."""
+    region = region_of(relation, spec)
+    two = len(region.edges()) == 2
+    tests = []
+    if math.isfinite(region.low):
+        suffix = "_lo" if two else ""
+        tests += [Test("holds" + suffix, region.low, "above"), Test("fails" + suffix, region.low, "below")]
+    if math.isfinite(region.high):
+        suffix = "_hi" if two else ""
+        tests += [Test("holds" + suffix, region.high, "below"), Test("fails" + suffix, region.high, "above")]
     return tests
 
 
-def leaf_verdict(leaf: Leaf, alpha: float) -> str:
+def reach(leaf: Leaf) -> tuple[bool, bool, str]:
+    """Could this part's design give "holds", and "does not hold", at the level it is judged at?"""
+    e, region = leaf.estimate, region_of(leaf.relation, leaf.spec)
+    possible = e.possible_intervals(e.alpha, region.edges())
+    can_hold = any(region.holds(lo, hi) for lo, hi in possible)
+    can_fail = any(region.fails(lo, hi) for lo, hi in possible)
+    if can_hold and can_fail:
+        return True, True, ""
+    unreachable = " nor ".join(w for w, ok in (("holds", can_hold), ("does not hold", can_fail)) if not ok)
+    runs = f"{e.n} runs" if e.n else "the design"
+    if e.lower_bound or e.upper_bound:
+        why = "censored runs (at the cap) bound the interval on one side"
+        if math.isfinite(e.value_range[1]) or math.isfinite(e.value_range[0]):
+            why += f"; the cap bounds the measurable value to [{fmt(e.value_range[0])}, {fmt(e.value_range[1])}]"
+    elif possible:
+        widest = (min(lo for lo, _ in possible), max(hi for _, hi in possible))
+        why = (f"{runs} at the {100 * (1 - 2 * e.alpha):.4g}% level cannot show it: the most extreme intervals "
+               f"reach only [{fmt(widest[0])}, {fmt(widest[1])}]")
+    else:
+        why = f"{runs} cannot show it"
+    return can_hold, can_fail, f"the design can never show that it {unreachable}: {why}"
+
+
+def leaf_verdict(leaf: Leaf) -> str:
+    """The verdict the part's (simultaneous) interval gives, or no evidence if the design cannot decide."""
     if leaf.estimate is None:
         return NOT_RUN
-    r, rej = leaf.relation, leaf.rejected
-    if r in ("greater", "less"):
-        return HOLDS if rej("holds", alpha) else (FAILS_TO_HOLD if rej("fails", alpha) else INCONCLUSIVE)
-    if r == "between":
-        if rej("fails_lo", alpha) or rej("fails_hi", alpha):
-            return FAILS_TO_HOLD
-        return HOLDS if rej("holds_lo", alpha) and rej("holds_hi", alpha) else INCONCLUSIVE
-    if r in ("not_greater", "not_less"):
-        return FAILS_TO_HOLD if rej("fails", alpha) else HOLDS
-    differs = rej("differs_hi", alpha) or rej("differs_lo", alpha)
-    if "band" not in leaf.spec:
-        return FAILS_TO_HOLD if differs else HOLDS
-    if rej("outside_hi", alpha) or rej("outside_lo", alpha):
+    can_hold, can_fail, why = reach(leaf)
+    if not (can_hold and can_fail):
+        leaf.reason = why
+        return NO_EVIDENCE
+    e, region = leaf.estimate, region_of(leaf.relation, leaf.spec)
+    if region.holds(e.low, e.high):
+        return HOLDS
+    if region.fails(e.low, e.high):
         return FAILS_TO_HOLD
-    inside = rej("inside_hi", alpha) and rej("inside_lo", alpha)
-    return HOLDS if (not differs or inside) else INCONCLUSIVE
+    return INCONCLUSIVE
+
+
+def chosen(edge: float, spec: dict) -> bool:
+    """A threshold the reading chose (a margin, a band, a factor), not the natural null of a difference
+    (0) or of a ratio (1)."""
+    if edge == 0:
+        return False
+    return not (edge == 1 and "ratio" in str(spec.get("quantity", "")))
+
+
+def flip_of(leaf: Leaf) -> dict | None:
+    """Where a decided part's verdict would flip: the edge of its claimed region that decides, and the
+    value that edge would have to pass (an interval bound)."""
+    if leaf.verdict not in (HOLDS, FAILS_TO_HOLD):
+        return None
+    e, region, spec = leaf.estimate, region_of(leaf.relation, leaf.spec), leaf.spec
+    candidates = []     # (edge value, flip value, what the edge is, text)
+    what = {"greater": "threshold", "less": "threshold", "not_greater": "margin", "not_less": "margin",
+            "between": "band", "comparable": "band"}[leaf.relation]
+    base = float(spec[leaf.relation]) if leaf.relation in ("not_greater", "not_less") else 0.0
+    if leaf.verdict == HOLDS:
+        if math.isfinite(region.low):
+            at = e.low
+            if what == "margin":
+                text = f"holds for any margin up to {fmt(base - at)}"
+            elif what == "band":
+                text = f"holds for any band whose lower edge is at most {fmt(at)}"
+            else:
+                text = f"holds for any threshold below {fmt(at)}"
+            candidates.append((region.low, at, text))
+        if math.isfinite(region.high):
+            at = e.high
+            if what == "margin":
+                text = f"holds for any margin of at least {fmt(at - base)}"
+            elif what == "band":
+                text = f"holds for any band whose upper edge is at least {fmt(at)}"
+            else:
+                text = f"holds for any threshold above {fmt(at)}"
+            candidates.append((region.high, at, text))
+    else:
+        if math.isfinite(region.low) and e.high <= region.low:
+            at = e.high
+            text = {"margin": f"does not hold for any margin below {fmt(base - at)}",
+                    "band": f"does not hold for any band whose lower edge is above {fmt(at)}"}.get(
+                what, f"does not hold for any threshold at or above {fmt(at)}")
+            candidates.append((region.low, at, text))
+        if math.isfinite(region.high) and e.low >= region.high:
+            at = e.low
+            text = {"margin": f"does not hold for any margin below {fmt(at - base)}",
+                    "band": f"does not hold for any band whose upper edge is below {fmt(at)}"}.get(
+                what, f"does not hold for any threshold at or below {fmt(at)}")
+            candidates.append((region.high, at, text))
+    if not candidates:
+        return None
+    # the edge closest to being crossed decides a "holds"; a "does not hold" needs only one edge
+    pick = min if leaf.verdict == HOLDS else max
+    edge, at, text = pick(candidates, key=lambda c: _distance(c[0], c[1]))
+    sensitive = chosen(edge, spec) and math.isfinite(at) and abs(at - edge) <= SENSITIVE * abs(edge)
+    return {"edge": edge, "flip_at": at, "distance": _distance(edge, at), "text": text,
+            "sensitive": bool(sensitive)}
+
+
+def _distance(edge: float, at: float) -> float:
+    if not math.isfinite(at):
+        return math.inf
+    return abs(at - edge) / (abs(edge) if edge else 1.0)
+
+
+def needed_runs(leaf: Leaf) -> float | None:
+    """Runs that would decide an inconclusive part if its estimate stayed where it is and its interval
+    shrank like 1 / sqrt(runs): inf when the estimate sits on an edge or the runs are censored."""
+    e = leaf.estimate
+    if leaf.verdict != INCONCLUSIVE or e is None or not e.n:
+        return None
+    region, v = region_of(leaf.relation, leaf.spec), e.value
+    factors = []
+    for edge in region.edges():
+        if not e.low < edge < e.high:
+            continue
+        half = (v - e.low) if edge < v else (e.high - v)
+        gap = abs(v - edge)
+        factors.append(math.inf if gap == 0 or not math.isfinite(half) else (half / gap) ** 2)
+    if not factors:
+        return None
+    return math.inf if not all(map(math.isfinite, factors)) else math.ceil(e.n * max(factors))
 
 
 def combine(verdicts, how: str = "all") -> str:
-    """Verdicts of parts -> the verdict of their group."""
+    """Verdicts of parts -> the verdict of their group. A group that its parts do not decide is
+    not run if a part was not run, no evidence if a part can never be decided, else inconclusive."""
     verdicts = list(verdicts)
     if not verdicts:
         return NO_EVIDENCE
-    ran = [v for v in verdicts if v not in (NOT_RUN, NO_EVIDENCE)]
     if how == "any":
-        if HOLDS in ran:
+        if HOLDS in verdicts:
             return HOLDS
-        if ran and len(ran) == len(verdicts) and all(v == FAILS_TO_HOLD for v in ran):
+        if all(v == FAILS_TO_HOLD for v in verdicts):
             return FAILS_TO_HOLD
     else:
-        if FAILS_TO_HOLD in ran:
+        if FAILS_TO_HOLD in verdicts:
             return FAILS_TO_HOLD
-        if ran and len(ran) == len(verdicts) and all(v == HOLDS for v in ran):
+        if all(v == HOLDS for v in verdicts):
             return HOLDS
-    if not ran:
-        return NOT_RUN if NOT_RUN in verdicts else NO_EVIDENCE
-    if len(ran) < len(verdicts):
+    if NOT_RUN in verdicts:
         return NOT_RUN
+    if NO_EVIDENCE in verdicts:
+        return NO_EVIDENCE
     return INCONCLUSIVE
 
 
@@ -220,18 +377,20 @@ def leaves_of(node):
     return [leaf for child in node.children for leaf in leaves_of(child)]
 
 
-def _decide(node, alpha: float) -> str:
+def _decide(node) -> str:
     if isinstance(node, Leaf):
-        node.verdict = leaf_verdict(node, alpha)
+        node.verdict = leaf_verdict(node)
+        node.flip = flip_of(node)
+        node.needed_runs = needed_runs(node)
         return node.verdict
-    node.verdict = combine([_decide(c, alpha) for c in node.children], node.combine)
+    node.verdict = combine([_decide(c) for c in node.children], node.combine)
     return node.verdict
 
 
 # ------------------------------------------------------------------ judging
 
 def holm(p_values) -> np.ndarray:
-    """Holm step-down adjusted p-values, in the input order.
+    """Holm step-down adjusted p-values, in the input order (P1-RAGE's published-cell comparison).
 
     The i-th smallest p (i = 0..m-1) is multiplied by m - i; a running maximum
     keeps the adjusted values monotone in the raw ones, and they are capped at 1.
@@ -264,19 +423,38 @@ def evaluate_leaf(leaf: Leaf, evidence, quantities: dict, alpha: float, claim_id
     if leaf.estimate is None:
         leaf.label = spec.get("label") or f"{name} ({spec.get('experiment', '')})"
     leaf.tests = tests_of(leaf.relation, spec)
-    if leaf.estimate is not None:
+
+
+def simultaneous(tree, alpha: float) -> int:
+    """Put every estimated part of the tree at the Bonferroni level alpha / m (m parts) and its tests'
+    p-values beside it, adjusted the same way; returns m."""
+    leaves = [leaf for leaf in leaves_of(tree) if leaf.estimate is not None]
+    m = len(leaves)
+    for leaf in leaves:
+        leaf.estimate = leaf.estimate.at_level(alpha / m)
         for t in leaf.tests:
             fn = leaf.estimate.p_above if t.side == "above" else leaf.estimate.p_below
             t.p = float(fn(t.threshold))
+            t.p_adjusted = float(min(1.0, t.p * m))
+    return m
 
 
 def judge_tree(tree, alpha: float) -> str:
-    """Holm over every test of the tree, then the verdicts bottom-up."""
-    tests = [t for leaf in leaves_of(tree) if leaf.estimate is not None for t in leaf.tests]
-    if tests:
-        for t, p in zip(tests, holm([t.p for t in tests])):
-            t.p_adjusted = float(p)
-    return _decide(tree, alpha)
+    """Simultaneous intervals over every part of the tree, then the verdicts bottom-up."""
+    simultaneous(tree, alpha)
+    return _decide(tree)
+
+
+def stand_in(claim: dict, evidence) -> bool:
+    """A claim about the real R6A log (`data: r6a`) read on the synthetic stand-in."""
+    if claim.get("data") != "r6a":
+        return False
+    for exp in experiments_of(claim):
+        try:
+            return bool(evidence.summary(exp, evidence.settings(exp)[0]).get("synthetic"))
+        except (Missing, IndexError, FileNotFoundError, KeyError):
+            continue
+    return False
 
 
 def judge(claim: dict, evidence, quantities: dict, level: float = LEVEL) -> dict:
@@ -286,8 +464,33 @@ def judge(claim: dict, evidence, quantities: dict, level: float = LEVEL) -> dict
     for leaf in leaves_of(tree):
         evaluate_leaf(leaf, evidence, quantities, alpha, claim["id"])
     verdict = judge_tree(tree, alpha)
-    n_tests = sum(len(leaf.tests) for leaf in leaves_of(tree) if leaf.estimate is not None)
-    return {"verdict": verdict, "tree": tree, "tests": n_tests, "alpha": alpha}
+    m = sum(1 for leaf in leaves_of(tree) if leaf.estimate is not None)
+    out = {"verdict": verdict, "tree": tree, "tests": m, "alpha": alpha, "parts": m,
+           "flip": claim_flip(tree), "needed_runs": claim_needed_runs(tree)}
+    if stand_in(claim, evidence):
+        out.update(verdict=NO_EVIDENCE, stand_in_verdict=verdict, reason=STAND_IN)
+    return out
+
+
+def claim_flip(node):
+    """The flip of the part that decides the claim: for a "holds" under `all` (or a "does not hold"
+    under `any`) the part nearest its edge; for a "does not hold" under `all` (or a "holds" under
+    `any`) the part farthest beyond it."""
+    if isinstance(node, Leaf):
+        return node.flip
+    if node.verdict not in (HOLDS, FAILS_TO_HOLD):
+        return None
+    deciding = [f for f in (claim_flip(c) for c in node.children if c.verdict == node.verdict) if f]
+    if not deciding:
+        return None
+    nearest = (node.verdict == HOLDS) == (node.combine == "all")
+    return (min if nearest else max)(deciding, key=lambda f: f["distance"])
+
+
+def claim_needed_runs(tree) -> float | None:
+    """Runs that would decide every inconclusive part at its observed effect (the largest)."""
+    found = [leaf.needed_runs for leaf in leaves_of(tree) if leaf.needed_runs is not None]
+    return max(found) if found else None
 
 
 def experiments_of(claim: dict) -> list[str]:
@@ -315,10 +518,6 @@ def experiments_of(claim: dict) -> list[str]:
     for side in ("a", "b"):
         walk((claim.get("pairs") or {}).get(side, []))
     return seen
-
-
-def copy_claim(claim: dict) -> dict:
-    return copy.deepcopy(claim)
 
 
 def fmt(v: float) -> str:

@@ -40,12 +40,59 @@ class Estimate:
     p_above: Callable[[float], float]        # H1: true value > t
     p_below: Callable[[float], float]        # H1: true value < t
     lower_bound: bool = False                # runs stopped at a cap: the value is at least this
+    upper_bound: bool = False                # the comparator's runs stopped at a cap: at most this
+    # (low, high) at a one-sided level alpha: the engine asks for the interval at the level its
+    # multiplicity control needs (Bonferroni over a claim's parts), so the printed interval is the
+    # one the verdict reads.
+    interval_at: Callable[[float], tuple] | None = None
+    # Every interval the design can give at level alpha, for designs with few outcomes (a binomial
+    # count): whether "holds" and "does not hold" are both reachable is read off them.
+    outcomes: Callable[[float], list] | None = None
+    # The values the quantity can take under the design (e.g. [0, 1] for a probability, or a ratio
+    # bounded by a pull cap); used, with the censoring, when `outcomes` is not given.
+    value_range: tuple = (-math.inf, math.inf)
+    alpha: float | None = None               # the one-sided level of (low, high)
 
     def __post_init__(self):
+        self._censor()
+
+    def _censor(self):
         if self.lower_bound:
             # A censored estimate can show that the truth is large, never that it is small.
             self.p_below = _never
             self.high = math.inf
+        if self.upper_bound:
+            self.p_above = _never
+            self.low = -math.inf
+
+    def at_level(self, alpha: float) -> "Estimate":
+        """A copy whose interval is at one-sided level alpha (two-sided 1 - 2 alpha)."""
+        out = dataclasses.replace(self)
+        if self.interval_at is not None:
+            out.low, out.high = (float(v) for v in self.interval_at(alpha))
+        out.alpha = alpha
+        out._censor()
+        return out
+
+    def possible_intervals(self, alpha: float, thresholds=()) -> list:
+        """Intervals the design could give at level alpha: its `outcomes`, else a point anywhere in
+        its value range (at the range's ends and on either side of each threshold), censored as
+        this estimate is."""
+        if self.outcomes is not None:
+            found = list(self.outcomes(alpha))
+        else:
+            lo, hi = self.value_range
+            points = [v for v in (lo, hi) if math.isfinite(v)]
+            for t in thresholds:
+                step = 1e-9 * max(1.0, abs(t))
+                points += [t - step, t, t + step]
+            if not math.isfinite(lo):
+                points.append(min(list(thresholds) + [0.0]) - 1e9)
+            if not math.isfinite(hi):
+                points.append(max(list(thresholds) + [0.0]) + 1e9)
+            found = [(p, p) for p in points if lo <= p <= hi]
+        return [(-math.inf if self.upper_bound else low, math.inf if self.lower_bound else high)
+                for low, high in found]
 
 
 def _never(_t) -> float:
@@ -60,11 +107,10 @@ def _clip(p) -> float:
 
 def proportion(k: int, n: int, alpha: float) -> Estimate:
     """Error probability k / n; exact binomial tests and the Clopper-Pearson interval."""
-    from scipy.stats import beta, binom
+    from scipy.stats import binom
 
     k, n = int(k), int(n)
-    low = 0.0 if k == 0 else float(beta.ppf(alpha, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - alpha, k + 1, n - k))
+    low, high = clopper_pearson(k, n, alpha)
 
     def p_above(t):
         return 1.0 if t >= 1 else (0.0 if t < 0 else _clip(binom.sf(k - 1, n, t)))
@@ -72,7 +118,25 @@ def proportion(k: int, n: int, alpha: float) -> Estimate:
     def p_below(t):
         return 1.0 if t <= 0 else (0.0 if t > 1 else _clip(binom.cdf(k, n, t)))
 
-    return Estimate(k / n, low, high, n, "exact binomial (Clopper-Pearson)", p_above, p_below)
+    def outcomes(a):
+        ks = np.arange(n + 1)
+        return list(zip(*clopper_pearson(ks, n, a)))
+
+    return Estimate(k / n, low, high, n, "exact binomial (Clopper-Pearson)", p_above, p_below,
+                    interval_at=lambda a: clopper_pearson(k, n, a), outcomes=outcomes, value_range=(0.0, 1.0))
+
+
+def clopper_pearson(k, n: int, alpha: float):
+    """The exact interval of a binomial proportion (k may be an array of counts)."""
+    from scipy.stats import beta
+
+    k = np.asarray(k)
+    with np.errstate(invalid="ignore"):
+        low = np.where(k == 0, 0.0, beta.ppf(alpha, np.maximum(k, 1), n - k + 1))
+        high = np.where(k == n, 1.0, beta.ppf(1 - alpha, k + 1, np.maximum(n - k, 1)))
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low.astype(float), high.astype(float)
 
 
 def fisher_greater(e1: int, n1: int, e2: int, n2: int) -> float:
@@ -114,13 +178,77 @@ def proportion_difference(e1: int, n1: int, e2: int, n2: int, alpha: float) -> E
         return test
 
     low, high = newcombe_interval(e1, n1, e2, n2, alpha)
+
+    def outcomes(a):
+        # the extremes of the design (every error on one side), and equal error rates at a few levels
+        cases = [(0, n2), (n1, 0), (0, 0), (n1, n2)] + [(n1 // q, n2 // q) for q in (2, 4, 10)]
+        return [newcombe_interval(x1, n1, x2, n2, a) for x1, x2 in cases]
+
     return Estimate(e1 / n1 - e2 / n2, low, high, min(n1, n2),
-                    "Fisher's exact test (interval: Newcombe)", at_zero(above), at_zero(below))
+                    "Fisher's exact test (interval: Newcombe)", at_zero(above), at_zero(below),
+                    interval_at=lambda a: newcombe_interval(e1, n1, e2, n2, a), outcomes=outcomes,
+                    value_range=(-1.0, 1.0))
+
+
+def paired_proportion_difference(n10: int, n01: int, n: int, alpha: float) -> Estimate:
+    """p_a - p_b from n paired runs (common random numbers): n10 runs where only a erred, n01 where only b
+    did. The difference is psi (2 pi - 1), psi = P(a run is discordant), pi = P(a erred | discordant);
+    its interval combines the exact (Clopper-Pearson) bounds of psi and pi, each at alpha / 2
+    (Bonferroni), so each side errs with probability at most alpha whatever the correlation; p-values
+    are read off the same intervals (the smallest level at which the bound passes t)."""
+    n10, n01, n = int(n10), int(n01), int(n)
+    d = n10 + n01
+
+    def interval(a):
+        psi_lo, psi_hi = clopper_pearson(d, n, a / 2)
+        pi_lo, pi_hi = clopper_pearson(n10, d, a / 2) if d else (0.0, 1.0)
+        lo_edge, hi_edge = 2 * pi_lo - 1, 2 * pi_hi - 1
+        low = psi_hi * lo_edge if lo_edge < 0 else psi_lo * lo_edge
+        high = psi_hi * hi_edge if hi_edge > 0 else psi_lo * hi_edge
+        return low, high
+
+    p_above, p_below = p_values_from(interval)
+
+    def outcomes(a):
+        cases = [(0, n), (n, 0), (0, 0), (n // 4, n // 4), (n // 20, n // 20)]
+        return [interval_of(x10, x01, a) for x10, x01 in cases]
+
+    def interval_of(x10, x01, a):
+        return paired_proportion_difference(x10, x01, n, a).interval_at(a)
+
+    return Estimate((n10 - n01) / n, *interval(alpha), n,
+                    "paired exact (discordant runs: Clopper-Pearson bounds of their rate and split)", p_above, p_below,
+                    interval_at=interval, outcomes=outcomes, value_range=(-1.0, 1.0))
+
+
+def p_values_from(interval_at):
+    """One-sided p-values that agree with a family of intervals: p_above(t) is the smallest one-sided
+    level a at which the interval's lower bound passes t (bisection on a; intervals narrow as a grows)."""
+    def smallest(passes):
+        if not passes(0.5):
+            return 1.0
+        lo, hi = 1e-12, 0.5
+        if passes(lo):
+            return lo
+        for _ in range(40):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if passes(mid) else (mid, hi)
+        return hi
+
+    def p_above(t):
+        return smallest(lambda a: interval_at(a)[0] > t)
+
+    def p_below(t):
+        return smallest(lambda a: interval_at(a)[1] < t)
+
+    return p_above, p_below
 
 
 def rate_ratio(e1: int, n1: int, e2: int, n2: int, alpha: float) -> Estimate:
     """p1 / p2 for rare errors: given s = e1 + e2, e1 ~ Binomial(s, rho n1 / (rho n1 + n2)) when
-    p1 = rho p2 (exact for Poisson counts, conservative for binomial ones)."""
+    p1 = rho p2 (exact for Poisson counts, conservative for binomial ones). For paired runs whose errors
+    correlate positively (common random numbers) e1 - pi s varies less than the binomial says, so the
+    test stays conservative (tests/test_claims_engine.py checks its size on correlated pairs)."""
     from scipy.stats import beta, binom
 
     e1, n1, e2, n2 = int(e1), int(n1), int(e2), int(n2)
@@ -138,13 +266,23 @@ def rate_ratio(e1: int, n1: int, e2: int, n2: int, alpha: float) -> Estimate:
     def rho_of(p):
         return math.inf if p >= 1 else p * n2 / ((1 - p) * n1)
 
-    if s == 0:
-        low, high = 0.0, math.inf
-    else:
-        low = 0.0 if e1 == 0 else rho_of(float(beta.ppf(alpha, e1, s - e1 + 1)))
-        high = math.inf if e1 == s else rho_of(float(beta.ppf(1 - alpha, e1 + 1, s - e1)))
+    def interval(x1, x2, a):
+        total = x1 + x2
+        if total == 0:
+            return 0.0, math.inf
+        lo = 0.0 if x1 == 0 else rho_of(float(beta.ppf(a, x1, total - x1 + 1)))
+        hi = math.inf if x1 == total else rho_of(float(beta.ppf(1 - a, x1 + 1, total - x1)))
+        return lo, hi
+
+    low, high = interval(e1, e2, alpha)
+
+    def outcomes(a):
+        cases = [(0, n2), (n1, 0), (n1, n2)] + [(n1 // q, n2 // q) for q in (2, 10, 100)]
+        return [interval(x1, x2, a) for x1, x2 in cases]
+
     value = math.nan if s == 0 else (math.inf if e2 == 0 else (e1 / n1) / (e2 / n2))
-    return Estimate(value, low, high, min(n1, n2), "exact conditional binomial (rate ratio)", p_above, p_below)
+    return Estimate(value, low, high, min(n1, n2), "exact conditional binomial (rate ratio)", p_above, p_below,
+                    interval_at=lambda a: interval(e1, e2, a), outcomes=outcomes, value_range=(0.0, math.inf))
 
 
 # ------------------------------------------------------------------ means
@@ -175,9 +313,13 @@ def mean(values, alpha: float) -> Estimate:
     if n < 2:
         return Estimate(m, -math.inf, math.inf, n, "Student's t (one run: no interval)", _half, _half)
     se = float(x.std(ddof=1) / math.sqrt(n))
-    q = float(student.isf(alpha, n - 1))
     p_above, p_below = _t_tests(m, se, n - 1)
-    return Estimate(m, m - q * se, m + q * se, n, "Student's t", p_above, p_below)
+
+    def interval(a):
+        q = float(student.isf(a, n - 1))
+        return m - q * se, m + q * se
+
+    return Estimate(m, *interval(alpha), n, "Student's t", p_above, p_below, interval_at=interval)
 
 
 def _half(_t) -> float:
@@ -200,9 +342,13 @@ def mean_difference(a, b, alpha: float, paired: bool) -> Estimate:
     se = math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)) if se > 0 else 1.0
     d = float(a.mean() - b.mean())
-    q = float(student.isf(alpha, df))
     p_above, p_below = _t_tests(d, se, df)
-    return Estimate(d, d - q * se, d + q * se, min(a.size, b.size), "Welch's t", p_above, p_below)
+
+    def interval(alpha_):
+        q = float(student.isf(alpha_, df))
+        return d - q * se, d + q * se
+
+    return Estimate(d, *interval(alpha), min(a.size, b.size), "Welch's t", p_above, p_below, interval_at=interval)
 
 
 # ------------------------------------------------------------------ bootstrap
@@ -213,22 +359,40 @@ def stream_seed(*labels) -> int:
 
 
 def bootstrap(statistic, groups, alpha: float, seed: int, method: str = "",
-              resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate:
+              resamples: int = BOOTSTRAP_RESAMPLES, shared: bool = False) -> Estimate:
     """Percentile bootstrap of statistic(*samples) over independent runs.
 
     groups: a list of groups; a group is a tuple of equally long 1-d arrays whose runs are paired
-    (common random numbers) and are resampled together. statistic(*arrays) must accept arrays with
-    a leading resample axis (shape (B, n)) and return B values.
+    (common random numbers) and are resampled together. With `shared`, every group is resampled
+    with the same run indices: the runs of different groups are paired too (settings that play the
+    same seeds), so all groups must have as many runs. statistic(*arrays) must accept arrays with a
+    leading resample axis (shape (B, n)) and return B values.
     """
     rng = np.random.default_rng(seed)
     flat = [np.asarray(x, float) for g in groups for x in g]
     value = float(statistic(*[x[None, :] for x in flat])[0])
     draws = []
-    for g in groups:
-        n = len(g[0])
-        idx = rng.integers(0, n, size=(resamples, n))
-        draws += [np.asarray(x, float)[idx] for x in g]
+    if shared:
+        sizes = {len(x) for g in groups for x in g}
+        if len(sizes) != 1:
+            raise ValueError(f"a shared-index bootstrap needs the same number of runs in every group, got {sorted(sizes)}")
+        idx = rng.integers(0, sizes.pop(), size=(resamples, len(flat[0])))
+        draws = [x[idx] for x in flat]
+    else:
+        for g in groups:
+            n = len(g[0])
+            idx = rng.integers(0, n, size=(resamples, n))
+            draws += [np.asarray(x, float)[idx] for x in g]
     stats = np.asarray(statistic(*draws), float)
+    n_runs = min(len(g[0]) for g in groups)
+    return from_draws(value, stats, alpha, n_runs,
+                      method or f"percentile bootstrap ({resamples} resamples of the runs"
+                      + (", paired across groups)" if shared else ")"))
+
+
+def from_draws(value: float, stats, alpha: float, n: int, method: str) -> Estimate:
+    """An estimate whose interval and tests are read off resampled values of the statistic."""
+    stats = np.asarray(stats, float)
     stats = stats[np.isfinite(stats)] if np.any(~np.isfinite(stats)) else stats
     B = stats.size
 
@@ -238,14 +402,15 @@ def bootstrap(statistic, groups, alpha: float, seed: int, method: str = "",
     def p_below(t):
         return (1.0 + np.count_nonzero(stats >= t)) / (B + 1.0)
 
-    low, high = (float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha))) if B else (-math.inf, math.inf)
-    n_runs = min(len(g[0]) for g in groups)
-    return Estimate(value, low, high, n_runs, method or f"percentile bootstrap ({resamples} resamples of the runs)",
-                    p_above, p_below)
+    def interval(a):
+        return (float(np.quantile(stats, a)), float(np.quantile(stats, 1 - a))) if B else (-math.inf, math.inf)
+
+    return Estimate(value, *interval(alpha), n, method, p_above, p_below, interval_at=interval)
 
 
 # ------------------------------------------------------------------ exact
 
 def exact(value: float, method: str = "exact (no sampling noise)") -> Estimate:
     v = float(value)
-    return Estimate(v, v, v, 0, method, lambda t: 0.0 if v > t else 1.0, lambda t: 0.0 if v < t else 1.0)
+    return Estimate(v, v, v, 0, method, lambda t: 0.0 if v > t else 1.0, lambda t: 0.0 if v < t else 1.0,
+                    interval_at=lambda _a: (v, v))

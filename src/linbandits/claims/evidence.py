@@ -93,6 +93,16 @@ class Evidence:
     def trials(self, name: str) -> int:
         return self.experiment(name).trials
 
+    def paired_runs(self, name: str) -> bool:
+        """The series of one setting play the same seeds, trial by trial (every experiment here)."""
+        self.experiment(name)
+        return True
+
+    def shares_seeds(self, name: str) -> bool:
+        """Every setting of the experiment plays the same seeds (a fixed `seed`), so trial i of one setting
+        and trial i of another are paired; otherwise each setting has its own seed."""
+        return self.experiment(name).seed is not None
+
 
 class Switched:
     """Evidence with experiment `base` answered by switch experiment `switch`: the switch's settings

@@ -7,10 +7,13 @@ or with `at: t` the run's curve at round t (`curve`, default 'regret'). A study 
 own quantities (a dict of the same functions) for what only it measures.
 
     error_rate             errors of a out of its runs (`correct` == 0): exact binomial
-    error_difference       a's error probability minus b's: Fisher's exact test
-    error_ratio            a's error probability over b's: exact conditional binomial
-    error_difference_pooled  the same as error_difference on errors summed over settings
-    error_range_difference range of a's error over settings minus b's: parametric bootstrap
+    error_difference       a's error probability minus b's: paired exact (the runs of one setting play
+                           the same seeds), Fisher's exact test for unpaired series
+    error_ratio            a's error probability over b's: exact conditional binomial (conservative
+                           for positively correlated pairs)
+    error_difference_pooled  the same as error_difference on the runs of every setting together
+    error_range_difference range of a's error over settings minus b's: bootstrap of the runs, paired
+                           within a setting (a and b resampled together)
     mean                   mean of a's values: Student's t
     mean_difference        a minus b: paired (`paired: true`) or Welch's t
     ratio_of_means         mean a / mean b: bootstrap
@@ -106,8 +109,37 @@ def _error_pair(evidence, spec, estimator, sign):
                f"{_where(evidence, spec['experiment'], s)}")
 
 
+def _indicators(evidence, ref, spec, setting) -> np.ndarray:
+    """1 where a run of series `ref` erred."""
+    algorithm, exp = split_series(ref, spec["experiment"])
+    return (np.asarray(evidence.column(exp, setting, algorithm, "correct")) == 0).astype(np.int64)
+
+
+def paired(evidence, spec) -> bool:
+    """Series a and b read the same runs (one experiment and setting: the same seeds, trial by trial)."""
+    if "@" in str(spec["a"]) or "@" in str(spec["b"]):
+        return False
+    return bool(getattr(evidence, "paired_runs", lambda exp: True)(spec["experiment"]))
+
+
+def _discordant(evidence, spec, setting) -> tuple[int, int, int]:
+    ea, eb = _indicators(evidence, spec["a"], spec, setting), _indicators(evidence, spec["b"], spec, setting)
+    if ea.size != eb.size:
+        raise UserError(f"{spec['a']} and {spec['b']} have {ea.size} and {eb.size} runs in {spec['experiment']} "
+                        f"({setting}): paired series need the same runs")
+    return int(np.count_nonzero(ea > eb)), int(np.count_nonzero(eb > ea)), int(ea.size)
+
+
 def error_difference(evidence, spec, alpha, claim_id):
-    return _error_pair(evidence, spec, lambda *k: est.proportion_difference(*k, alpha), "-")
+    if not paired(evidence, spec):
+        return _error_pair(evidence, spec, lambda *k: est.proportion_difference(*k, alpha), "-")
+    s = _setting(evidence, spec)
+    n10, n01, n = _discordant(evidence, spec, s)
+    ka, _ = _errors(evidence, spec["a"], spec, s)
+    kb, _ = _errors(evidence, spec["b"], spec, s)
+    e = est.paired_proportion_difference(n10, n01, n, alpha)
+    return e, (f"{spec['a']} - {spec['b']}: error {fmt(ka / n)} vs {fmt(kb / n)} ({n10} runs only {spec['a']} "
+               f"erred, {n01} only {spec['b']}), {_where(evidence, spec['experiment'], s)}")
 
 
 def error_ratio(evidence, spec, alpha, claim_id):
@@ -121,58 +153,56 @@ def _experiments(spec) -> list[str]:
 
 def error_difference_pooled(evidence, spec, alpha, claim_id):
     sums = np.zeros(4, dtype=np.int64)
+    discordant = np.zeros(3, dtype=np.int64)
+    pairs = True
     for exp in _experiments(spec):
         one = {**spec, "experiment": exp}
+        pairs = pairs and paired(evidence, one)
         for s in evidence.settings(exp):
             ka, na = _errors(evidence, spec["a"], one, s)
             kb, nb = _errors(evidence, spec["b"], one, s)
             sums += (ka, na, kb, nb)
+            if pairs:
+                discordant += _discordant(evidence, one, s)
     ka, na, kb, nb = (int(v) for v in sums)
-    e = est.proportion_difference(ka, na, kb, nb, alpha)
-    return e, (f"{spec['a']} - {spec['b']}: errors summed over every setting of {', '.join(_experiments(spec))}: "
-               f"{ka}/{na} vs {kb}/{nb}")
+    where = (f"{spec['a']} - {spec['b']}: the runs of every setting of {', '.join(_experiments(spec))} together: "
+             f"{ka}/{na} vs {kb}/{nb} errors")
+    if pairs:
+        n10, n01, n = (int(v) for v in discordant)
+        return est.paired_proportion_difference(n10, n01, n, alpha), where + f" ({n10} vs {n01} discordant runs)"
+    return est.proportion_difference(ka, na, kb, nb, alpha), where
 
 
 def error_range_difference(evidence, spec, alpha, claim_id):
-    """max - min of a's error over the settings minus b's; resampled as binomial counts per setting."""
-    counts = {}
-    for ref in (spec["a"], spec["b"]):
-        k, n = [], []
-        for exp in _experiments(spec):
-            one = {**spec, "experiment": exp}
-            for s in evidence.settings(exp):
-                kk, nn = _errors(evidence, ref, one, s)
-                k.append(kk)
-                n.append(nn)
-        counts[ref] = (np.array(k), np.array(n))
+    """max - min of a's error over the settings minus b's. Bootstrap of the runs: within a setting a and b
+    play the same seeds, so a run is resampled with both its outcomes (its cell of the 2 x 2 table of
+    errors, drawn as multinomial counts); settings have their own seeds and are resampled independently."""
+    cells = []      # per setting: runs where (a erred, b erred) = (0, 0), (0, 1), (1, 0), (1, 1)
+    for exp in _experiments(spec):
+        one = {**spec, "experiment": exp}
+        for s in evidence.settings(exp):
+            ea, eb = _indicators(evidence, spec["a"], one, s), _indicators(evidence, spec["b"], one, s)
+            if ea.size != eb.size:
+                raise UserError(f"{spec['a']} and {spec['b']} have {ea.size} and {eb.size} runs in {exp} ({s})")
+            cells.append(np.bincount(2 * ea + eb, minlength=4))
+    cells = np.array(cells)                     # settings x 4
+    n = cells.sum(axis=1)
     rng = np.random.default_rng(_seed(claim_id, spec))
     B = est.BOOTSTRAP_RESAMPLES
 
-    def ranges(k, n, draws):
-        p = (rng.binomial(n, k / n, size=(draws, n.size)) / n) if draws else (k / n)[None, :]
-        return p.max(axis=1) - p.min(axis=1)
+    def range_difference(c):                    # c: (..., settings, 4)
+        pa = (c[..., 2] + c[..., 3]) / n
+        pb = (c[..., 1] + c[..., 3]) / n
+        return (pa.max(axis=-1) - pa.min(axis=-1)) - (pb.max(axis=-1) - pb.min(axis=-1))
 
-    (ka, na), (kb, nb) = counts[spec["a"]], counts[spec["b"]]
-    value = float(ranges(ka, na, 0)[0] - ranges(kb, nb, 0)[0])
-    stats = ranges(ka, na, B) - ranges(kb, nb, B)
-    e = _from_draws(value, stats, alpha, int(min(na.min(), nb.min())),
-                    f"parametric bootstrap ({B} binomial resamples per setting)")
-    ra, rb = float(ranges(ka, na, 0)[0]), float(ranges(kb, nb, 0)[0])
-    return e, f"range of {spec['a']}'s error {fmt(ra)} minus {spec['b']}'s {fmt(rb)} over {', '.join(_experiments(spec))}"
-
-
-def _from_draws(value, stats, alpha, n, method):
-    stats = np.asarray(stats, float)
-    B = stats.size
-
-    def p_above(t):
-        return (1.0 + np.count_nonzero(stats <= t)) / (B + 1.0)
-
-    def p_below(t):
-        return (1.0 + np.count_nonzero(stats >= t)) / (B + 1.0)
-
-    return est.Estimate(value, float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha)), n, method,
-                        p_above, p_below)
+    draws = np.stack([rng.multinomial(n[i], cells[i] / n[i], size=B) for i in range(len(n))], axis=1)
+    value = float(range_difference(cells))
+    e = est.from_draws(value, range_difference(draws), alpha, int(n.min()),
+                       f"bootstrap of the runs, a and b paired within each setting ({B} resamples)")
+    e.value_range = (-1.0, 1.0)
+    pa, pb = (cells[:, 2] + cells[:, 3]) / n, (cells[:, 1] + cells[:, 3]) / n
+    return e, (f"range of {spec['a']}'s error {fmt(float(np.ptp(pa)))} minus {spec['b']}'s "
+               f"{fmt(float(np.ptp(pb)))} over {', '.join(_experiments(spec))}")
 
 
 # ------------------------------------------------------------------ means
@@ -194,6 +224,11 @@ def mean_difference(evidence, spec, alpha, claim_id):
     e = est.mean_difference(a, b, alpha, bool(spec.get("paired", False)))
     return e, (f"{spec['a']} - {spec['b']}{_at(spec)}: {fmt(a.mean())} - {fmt(b.mean())}, "
                f"{_where(evidence, spec['experiment'], s)}")
+
+
+def _shares_seeds(evidence, exp) -> bool:
+    """The settings of `exp` play the same seeds (trial i of every setting reads the same streams)."""
+    return bool(getattr(evidence, "shares_seeds", lambda _exp: False)(exp))
 
 
 def _groups(a, b, paired):
@@ -230,7 +265,8 @@ def geomean_ratio(evidence, spec, alpha, claim_id):
         logs = [np.log(arrays[i].mean(axis=1) / arrays[i + 1].mean(axis=1)) for i in range(0, len(arrays), 2)]
         return np.exp(np.mean(logs, axis=0))
 
-    e = est.bootstrap(stat, groups, alpha, _seed(claim_id, spec))
+    # settings that play the same seeds (a fixed experiment seed) are paired run by run
+    e = est.bootstrap(stat, groups, alpha, _seed(claim_id, spec), shared=_shares_seeds(evidence, exp))
     return e, (f"geometric mean over {len(settings)} settings of {spec['a']} / {spec['b']} ({exp}); "
                f"per setting {', '.join(fmt(r) for r in per)}")
 
@@ -274,8 +310,10 @@ def loglog_slope(evidence, spec, alpha, claim_id):
         y = np.log(np.stack([x.mean(axis=1) for x in arrays], axis=1))
         return (y - y.mean(axis=1, keepdims=True)) @ centred / (centred @ centred)
 
-    e = est.bootstrap(stat, [(x,) for x in samples], alpha, _seed(claim_id, spec),
-                      method=f"OLS slope, percentile bootstrap of the runs ({est.BOOTSTRAP_RESAMPLES} resamples)")
+    shared = _shares_seeds(evidence, exp)
+    e = est.bootstrap(stat, [(x,) for x in samples], alpha, _seed(claim_id, spec), shared=shared,
+                      method=f"OLS slope, percentile bootstrap of the runs ({est.BOOTSTRAP_RESAMPLES} resamples"
+                      + (", paired across settings)" if shared else ")"))
     return e, f"log-log slope of mean {spec.get('column', 'regret')} of {spec['a']} against {evidence.experiment(exp).sweep} ({exp})"
 
 

@@ -14,41 +14,55 @@ import json
 import math
 
 from linbandits.atomic import write_text_atomic
-from linbandits.claims.engine import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, LEVEL, NO_EVIDENCE, NOT_RUN, VERDICTS,
-                                      Leaf, experiments_of, fmt, judge)
+from linbandits.claims.engine import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, LEVEL, NO_EVIDENCE, NOT_RUN, SENSITIVE,
+                                      STAND_IN, VERDICTS, Leaf, experiments_of, fmt, judge, leaves_of, region_of)
 from linbandits.claims.evidence import Restricted, Switched
 
 ROBUST, DEPENDS, UNTESTED, NO_CHOICES = "robust", "depends", "not run", "none"
-
-RELATION_TEXT = {
-    "greater": "> {v}", "less": "< {v}", "not_greater": "not > {v} (fails only if shown above)",
-    "not_less": "not < {v} (fails only if shown below)",
-}
-
 
 def relation_text(spec: dict, relation: str) -> str:
     v = spec[relation]
     if relation == "between":
         return f"in [{fmt(v[0])}, {fmt(v[1])}]"
     if relation == "comparable":
-        band = spec.get("band")
-        return f"= {fmt(v)} within noise" + (f" (or shown inside [{fmt(band[0])}, {fmt(band[1])}])" if band else "")
-    return RELATION_TEXT[relation].format(v=fmt(v))
+        band = spec["band"]
+        return f"equivalent to {fmt(v)}: inside [{fmt(band[0])}, {fmt(band[1])}] (TOST)"
+    if relation == "not_greater":
+        return f"not above {fmt(v)} by more than {fmt(spec['margin'])}: <= {fmt(v + spec['margin'])} (non-inferiority)"
+    if relation == "not_less":
+        return f"not below {fmt(v)} by more than {fmt(spec['margin'])}: >= {fmt(v - spec['margin'])} (non-inferiority)"
+    return {"greater": "> {v}", "less": "< {v}"}[relation].format(v=fmt(v))
 
 
 def part_record(leaf: Leaf, group_label: str) -> dict:
     e = leaf.estimate
     label = f"{group_label}: {leaf.label}" if group_label else leaf.label
+    region = region_of(leaf.relation, leaf.spec)
     out = {"label": label, "quantity": leaf.spec.get("quantity"), "claim": relation_text(leaf.spec, leaf.relation),
+           "relation": leaf.relation, "region": {"low": _num(region.low), "high": _num(region.high),
+                                                  "closed": region.closed},
            "verdict": leaf.verdict}
     if e is None:
         out["missing"] = leaf.missing
         return out
-    out.update(value=_num(e.value), low=_num(e.low), high=_num(e.high), n=e.n, method=e.method,
-               lower_bound=bool(e.lower_bound),
-               tests={t.name: {"threshold": _num(t.threshold), "p": _num(t.p), "p_holm": _num(t.p_adjusted)}
+    out.update(value=_num(e.value), low=_num(e.low), high=_num(e.high), level=1 - 2 * e.alpha, n=e.n,
+               method=e.method, lower_bound=bool(e.lower_bound), upper_bound=bool(e.upper_bound),
+               tests={t.name: {"threshold": _num(t.threshold), "p": _num(t.p), "p_adjusted": _num(t.p_adjusted)}
                       for t in leaf.tests})
+    if leaf.reason:
+        out["no_evidence"] = leaf.reason
+    if leaf.flip:
+        out["flip"] = _flip_record(leaf.flip)
+    if leaf.needed_runs is not None:
+        out["runs_to_decide"] = _num(leaf.needed_runs)
     return out
+
+
+def _flip_record(flip: dict | None) -> dict | None:
+    if not flip:
+        return None
+    return {"edge": _num(flip["edge"]), "flip_at": _num(flip["flip_at"]), "text": flip["text"],
+            "threshold_sensitive": flip["sensitive"]}
 
 
 def _num(v):
@@ -94,6 +108,11 @@ def switches_for(claim: dict, switches: list[dict]) -> dict:
     return out
 
 
+def measured(judged: dict) -> str:
+    """The verdict the runs give: on the synthetic stand-in, the stand-in's (a pipeline check)."""
+    return judged.get("stand_in_verdict", judged["verdict"])
+
+
 def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], default_verdict: str,
                level: float) -> dict:
     choices = list(claim.get("choices", []))
@@ -107,8 +126,8 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
             keep = {base: set(switched.settings(base)) for base in replacements}
             fewer = {base: evidence.trials(sw) for base, (sw, _) in replacements.items()
                      if evidence.trials(sw) < evidence.trials(base)}
-            verdict = judge(claim, switched, quantities, level)["verdict"]
-            same = judge(claim, Restricted(evidence, keep, fewer), quantities, level)["verdict"]
+            verdict = measured(judge(claim, switched, quantities, level))
+            same = measured(judge(claim, Restricted(evidence, keep, fewer), quantities, level))
             runs.append({"choice": choice, "value": value, "verdict": verdict, "default_on_same_settings": same,
                          "experiments": sorted(sw for sw, _ in replacements.values()),
                          "fewer_runs": [f"{n} runs, not {evidence.trials(base)}" for base, n in fewer.items()]})
@@ -144,8 +163,8 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
         return "robust to " + ", ".join(f"{c} ({', '.join(r['value'] for r in rob['runs'] if r['choice'] == c)})"
                                         for c in rob["choices"])
     if rob.get("opt_in"):
-        parts.append("judged for " + ", ".join(rob["opt_in"]) + " by `snakemake --cores 2 robustness` (costly "
-                     "switch runs; robustness.md beside this file)")
+        parts.append("judged for " + ", ".join(rob["opt_in"]) + " only by the opt-in target `snakemake --cores 2 "
+                     "robustness` (costly switch runs; it writes robustness.md beside this file)")
     if rob.get("untested"):
         parts.append("untested for " + ", ".join(rob["untested"]) + " (no switch run on this claim's experiments)")
     same = [c for c in rob["choices"] if c not in rob.get("untested", []) + rob.get("opt_in", [])
@@ -155,7 +174,9 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
     return "; ".join(parts)
 
 
-def cause_text(claim: dict, verdict: str, rob: dict, scope: str) -> str:
+def cause_text(claim: dict, verdict: str, rob: dict, scope: str, flip: dict | None = None) -> str:
+    """Where a "does not hold" points: the paper (the claims table's `cause`), a protocol choice (a switch
+    under which it does not fail), its scope; failing those, the reproduction's runs themselves."""
     if verdict != FAILS_TO_HOLD:
         return ""
     causes = []
@@ -166,6 +187,9 @@ def cause_text(claim: dict, verdict: str, rob: dict, scope: str) -> str:
         causes.append(f"a protocol choice: with {r['choice']} = {r['value']} it {_verb(r['verdict'])}")
     if scope:
         causes.append(f"its scope: measured {scope}")
+    if not causes:
+        causes.append("the reproduced runs: no error of the paper and no protocol choice explains it"
+                      + (f" (the deciding part {flip['text']})" if flip else ""))
     return "; ".join(causes)
 
 
@@ -174,30 +198,95 @@ def _verb(verdict: str) -> str:
 
 
 def judge_claims(claims: list[dict], evidence, quantities: dict, switches=(), level: float = LEVEL,
-                 default_labels: dict | None = None, opt_in=()) -> list[dict]:
+                 default_labels: dict | None = None, opt_in=(), witness=None) -> list[dict]:
     """Every claim judged; `switches` are the switch runs judged here, `opt_in` those an opt-in target
-    runs (the `robustness` target): a choice judged only there is named as such."""
+    runs (the `robustness` target): a choice judged only there is named as such. `witness`: the paper's
+    own published data as evidence (where a study has them), each claim judged on them too."""
     out = []
     for claim in claims:
         j = judge(claim, evidence, quantities, level)
         scope = _scope(claim, evidence)
-        rob = robustness(claim, evidence, quantities, list(switches), j["verdict"], level)
+        rob = robustness(claim, evidence, quantities, list(switches), measured(j), level)
         later = switches_for(claim, list(opt_in))
         rob["opt_in"] = [c for c in rob.get("untested", []) if c in later]
         rob["untested"] = [c for c in rob.get("untested", []) if c not in later]
-        out.append({
+        flip = j["flip"] if j["verdict"] in (HOLDS, FAILS_TO_HOLD) else None
+        record = {
             "id": claim["id"], "figure": claim.get("figure", ""), "quote": claim["quote"],
             "verdict": j["verdict"], "scope": scope,
-            "test": (f"{j['tests']} one-sided tests at {100 * j['alpha']:g}% each, Holm-corrected over the claim; "
-                     f"intervals {100 * level:g}%; parts combined by '{claim.get('combine', 'all')}'"
+            "test": (f"{j['parts']} part(s); simultaneous {100 * level:g}% intervals (Bonferroni: each part's interval "
+                     f"at {100 * (1 - 2 * j['alpha'] / max(j['parts'], 1)):.4g}%), one-sided p-values Bonferroni-"
+                     f"adjusted; parts combined by '{claim.get('combine', 'all')}'"
                      + ("; per pair of series" if claim.get("pairs") else "")),
             "parts": _records(j["tree"]),
-            "robustness": {**rob, "text": robustness_text(rob, j["verdict"], default_labels or {})},
-            "cause": cause_text(claim, j["verdict"], rob, scope),
+            "robustness": {**rob, "text": robustness_text(rob, measured(j), default_labels or {})},
+            "cause": cause_text(claim, j["verdict"], rob, scope, flip),
             "note": claim.get("note", ""),
             "experiments": experiments_of(claim),
-        })
+            "flip": _flip_record(flip),
+            "runs_to_decide": _num(j["needed_runs"]) if j["verdict"] == INCONCLUSIVE and j["needed_runs"] else None,
+            "no_evidence": _no_evidence_reason(j),
+        }
+        if "stand_in_verdict" in j:
+            record["stand_in_verdict"] = j["stand_in_verdict"]
+        if witness is not None:
+            record["published"] = _witness(claim, witness, quantities, level)
+        out.append(record)
     return out
+
+
+def _no_evidence_reason(j: dict) -> str:
+    if j["verdict"] != NO_EVIDENCE:
+        return ""
+    if j.get("reason"):
+        return j["reason"]
+    reasons = [leaf.reason for leaf in leaves_of(j["tree"]) if leaf.reason]
+    return reasons[0] if reasons else ""
+
+
+def _witness(claim: dict, witness, quantities: dict, level: float) -> dict:
+    """The claim judged on the paper's own published data (at their effective size)."""
+    try:
+        j = judge(claim, witness, quantities, level)
+    except Exception as exc:  # a claim the published data cannot express is reported, not guessed
+        return {"verdict": NOT_RUN, "why": f"the published data cannot express it ({exc})"}
+    if j["verdict"] == NOT_RUN:
+        missing = [leaf.missing for leaf in leaves_of(j["tree"]) if leaf.missing]
+        return {"verdict": NOT_RUN, "why": missing[0] if missing else "no published cell"}
+    out = {"verdict": j["verdict"], "parts": _records(j["tree"])}
+    flip = j["flip"] if j["verdict"] in (HOLDS, FAILS_TO_HOLD) else None
+    if flip:
+        out["flip"] = _flip_record(flip)
+    if j["verdict"] == NO_EVIDENCE:
+        out["why"] = _no_evidence_reason(j)
+    return out
+
+
+# ------------------------------------------------------------------ audit
+
+def disagreements(results, level: float = LEVEL) -> list[str]:
+    """Every part whose verdict contradicts the interval printed beside it, or whose interval is not at
+    the claim's simultaneous level: empty for a sound claims file (tests run it on every claims.json)."""
+    from linbandits.claims.engine import Region
+
+    found = []
+    for r in results:
+        for source, parts in (("reproduction", r["parts"]), ("published", (r.get("published") or {}).get("parts", []))):
+            estimated = [p for p in parts if "low" in p]
+            for p in estimated:
+                region = Region(_f(p["region"]["low"]), _f(p["region"]["high"]), p["region"]["closed"])
+                low, high, verdict = _f(p["low"]), _f(p["high"]), p["verdict"]
+                where = f"{r['id']} ({source}): {p['label']}"
+                if verdict == HOLDS and not region.holds(low, high):
+                    found.append(f"{where}: holds but its interval [{low}, {high}] is not on the claimed side")
+                if verdict == FAILS_TO_HOLD and not region.fails(low, high):
+                    found.append(f"{where}: does not hold but its interval [{low}, {high}] is not on the other side")
+                if verdict == INCONCLUSIVE and (region.holds(low, high) or region.fails(low, high)):
+                    found.append(f"{where}: inconclusive but its interval [{low}, {high}] does not straddle")
+                want = 1 - (1 - level) / len(estimated)
+                if not math.isclose(p["level"], want, rel_tol=1e-9):
+                    found.append(f"{where}: interval at {p['level']:.6g}, not the simultaneous {want:.6g}")
+    return found
 
 
 # ------------------------------------------------------------------ rendering
@@ -215,7 +304,35 @@ def summary_line(results) -> str:
 
 
 def verdict_phrase(r: dict) -> str:
+    if r.get("stand_in_verdict"):
+        return f"{r['verdict']}: {STAND_IN.split(' (', 1)[1].rstrip(')')} (measured there: {r['stand_in_verdict']})"
     return r["verdict"] + (f" {r['scope']}" if r.get("scope") and r["verdict"] in (HOLDS, FAILS_TO_HOLD, INCONCLUSIVE) else "")
+
+
+def sensitive(r: dict) -> bool:
+    """A decided verdict whose flip point lies within 10% of a threshold the reading chose."""
+    return bool((r.get("flip") or {}).get("threshold_sensitive"))
+
+
+def published_phrase(r: dict) -> str:
+    pub = r.get("published")
+    if not pub:
+        return "-"
+    return pub["verdict"] + (f" ({pub['why']})" if pub.get("why") and pub["verdict"] != NOT_RUN else "")
+
+
+def decision_phrase(r: dict) -> str:
+    """The flip point of a decided claim, the runs that would decide an inconclusive one, or why the
+    design cannot decide it."""
+    if r.get("flip"):
+        return r["flip"]["text"] + (" (**threshold-sensitive**)" if sensitive(r) else "")
+    if r.get("runs_to_decide"):
+        n = r["runs_to_decide"]
+        return ("no run count decides it at the observed effect (it sits on the threshold, or runs are censored)"
+                if n == "inf" else f"about {int(n):,} runs would decide it at the observed effect")
+    if r.get("no_evidence") and r.get("no_evidence") != STAND_IN:
+        return r["no_evidence"]
+    return ""
 
 
 def _interval(p: dict) -> str:
@@ -229,14 +346,10 @@ def _interval(p: dict) -> str:
     return f"{fmt(_f(p['value']))} [{fmt(_f(low))}, {fmt(_f(high))}]"
 
 
-HOLDS_TESTS = ("holds", "inside")
-FAILS_TESTS = ("fails", "outside", "differs")
-
-
 def _p_pair(tests: dict) -> str:
-    """The Holm-adjusted p of the claimed side (the largest of its tests) and of the other side (the smallest)."""
-    held = [t["p_holm"] for name, t in tests.items() if name.startswith(HOLDS_TESTS) and t["p_holm"] is not None]
-    failed = [t["p_holm"] for name, t in tests.items() if name.startswith(FAILS_TESTS) and t["p_holm"] is not None]
+    """The adjusted p of the claimed side (the largest of its tests) and of the other side (the smallest)."""
+    held = [t["p_adjusted"] for name, t in tests.items() if name.startswith("holds") and t["p_adjusted"] is not None]
+    failed = [t["p_adjusted"] for name, t in tests.items() if name.startswith("fails") and t["p_adjusted"] is not None]
     if not held and not failed:
         return ""
     return f"{fmt(max(held)) if held else '-'} \\| {fmt(min(failed)) if failed else '-'}"
@@ -257,30 +370,49 @@ def _cell(text: str) -> str:
 
 
 def render_markdown(results, title: str, intro=(), sections=(), level: float = LEVEL) -> str:
+    witness = any("published" in r for r in results)
     lines = [f"# {title}", "",
-             "Verdicts: **holds**, **does not hold**, **inconclusive** (the interval straddles the threshold), "
-             "**no evidence**, **not run**. Every part of a claim is an estimate over independent runs with its "
-             f"{100 * level:g}% interval; the claim's one-sided tests are Holm-corrected together, so what a claim "
-             f"concludes is wrong with probability at most {100 * (1 - level) / 2:g}%. Robustness: the verdict under "
-             "every protocol choice the paper leaves open.", "", *intro,
-             "| claim | figure | quote | verdict | robustness |", "|---|---|---|---|---|"]
+             "Verdicts: **holds** (every interval on the claimed side), **does not hold** (an interval on the other "
+             "side: beyond the margin, outside the band), **inconclusive** (an interval straddles the threshold; more "
+             "runs could decide it), **no evidence** (the design cannot reach both outcomes, or the data are a "
+             "stand-in for the paper's), **not run**. Every part of a claim is an estimate over independent runs; a "
+             f"claim's intervals are simultaneous at {100 * level:g}% (Bonferroni over its parts), and the verdict is "
+             f"read off the printed interval, so what a claim concludes is wrong with probability at most "
+             f"{100 * (1 - level) / 2:g}%. \"Never worse\", \"comparable\" and \"similar\" hold only inside a "
+             "stated margin (non-inferiority, TOST). Each decided claim says at which threshold it would flip; "
+             f"**threshold-sensitive** marks a flip point within {100 * SENSITIVE:g}% of a threshold the reading "
+             "chose. Robustness: the verdict under the protocol choices the paper leaves open that were run.", "",
+             *intro]
+    if witness:
+        lines += ["| claim | figure | the paper says | its published data give | the reproduction gives | flips at "
+                  "| robustness |", "|---|---|---|---|---|---|---|"]
+    else:
+        lines += ["| claim | figure | the paper says | the reproduction gives | flips at | robustness |",
+                  "|---|---|---|---|---|---|"]
     for r in results:
-        lines.append(f"| `{r['id']}` | {_cell(r['figure'])} | \"{_cell(r['quote'])}\" | **{_cell(verdict_phrase(r))}** "
-                     f"| {_cell(r['robustness']['text'])} |")
+        pub = f" {_cell(published_phrase(r))} |" if witness else ""
+        lines.append(f"| `{r['id']}` | {_cell(r['figure'])} | \"{_cell(r['quote'])}\" |{pub} "
+                     f"**{_cell(verdict_phrase(r))}** | {_cell(decision_phrase(r))} | {_cell(r['robustness']['text'])} |")
     lines += ["", summary_line(results), ""]
     for r in results:
         lines += [f"## `{r['id']}`: {verdict_phrase(r)}", "", f"> {r['quote']}", ""]
         if r.get("cause"):
             lines += [f"Cause: {r['cause']}.", ""]
+        if r.get("no_evidence"):
+            lines += [f"No evidence: {r['no_evidence']}.", ""]
+        if decision_phrase(r) and not r.get("no_evidence"):
+            lines += [("Flip: " if r.get("flip") else "To decide: ") + decision_phrase(r) + ".", ""]
         if r.get("note"):
             lines += [f"Note: {r['note']}", ""]
-        lines += [f"Test: {r['test']}.", "",
-                  f"| part | claim | estimate [{100 * level:g}% CI] | runs | method | p holds \\| fails (Holm) | "
-                  "part verdict |", "|---|---|---|---:|---|---|---|"]
-        for p in r["parts"]:
-            lines.append(f"| {_cell(p['label'])} | {_cell(p['claim'])} | {_cell(_interval(p))} | {p.get('n', '')} | "
-                         f"{_cell(p.get('method', ''))} | {_p_pair(p.get('tests', {}))} | {p['verdict']} |")
-        lines += ["", f"Robustness: {r['robustness']['text']}.", ""]
+        lines += [f"Test: {r['test']}.", ""]
+        lines += _parts_table(r["parts"], "reproduction")
+        if r.get("published"):
+            pub = r["published"]
+            lines += [f"On the paper's published data: **{published_phrase(r)}**"
+                      + (f"; {pub['flip']['text']}" if pub.get("flip") else "") + ".", ""]
+            if pub.get("parts"):
+                lines += _parts_table(pub["parts"], "published data")
+        lines += [f"Robustness: {r['robustness']['text']}.", ""]
         for run in r["robustness"].get("runs", []):
             lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}; "
                          f"default on the same settings and runs: {run['default_on_same_settings']}"
@@ -292,6 +424,16 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _parts_table(parts: list[dict], source: str) -> list[str]:
+    lines = [f"| part ({source}) | claim | estimate [simultaneous interval] | runs | method | "
+             "p holds \\| fails (adjusted) | part verdict |", "|---|---|---|---:|---|---|---|"]
+    for p in parts:
+        verdict = p["verdict"] + (f": {p['no_evidence']}" if p.get("no_evidence") else "")
+        lines.append(f"| {_cell(p['label'])} | {_cell(p['claim'])} | {_cell(_interval(p))} | {p.get('n', '')} | "
+                     f"{_cell(p.get('method', ''))} | {_p_pair(p.get('tests', {}))} | {_cell(verdict)} |")
+    return lines + [""]
+
+
 def write_claims(results, md_path, json_path, study: str, title: str, intro=(), sections=(), level: float = LEVEL,
                  **extra) -> None:
     write_text_atomic(md_path, render_markdown(results, title, intro, sections, level))
@@ -299,7 +441,8 @@ def write_claims(results, md_path, json_path, study: str, title: str, intro=(), 
                                             indent=1) + "\n")
 
 
-CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "scope", "cause", "note"}
+CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "scope", "cause", "note", "data",
+              "reading"}
 
 
 def load_claims(path, choices=None) -> list[dict]:
