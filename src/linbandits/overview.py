@@ -15,7 +15,7 @@ from pathlib import Path
 
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
-from linbandits.claims.report import DEPENDS, counts, verdict_phrase
+from linbandits.claims.report import DEPENDS, counts, decision_phrase, published_phrase, sensitive, verdict_phrase
 from linbandits.errors import UserError
 
 
@@ -51,10 +51,15 @@ def _cell(text) -> str:
 
 def render_overview(studies: list[dict], preview: bool = False) -> str:
     lines = ["# Overview: the replicated papers", "",
-             "Every claim of each paper is judged on the reproduced runs: an estimate with its 95% interval "
-             "against the claim's threshold (**inconclusive** when the interval straddles it), the tests of a "
-             "claim Holm-corrected together, and the verdict judged again under every protocol choice the paper "
-             "leaves open (robustness). Each study's claims file states every estimate.", ""]
+             "Every claim of each paper is judged on the reproduced runs: each part an estimate whose interval "
+             "(simultaneous at 95% over the claim's parts) lies on the claimed side (**holds**), on the other side "
+             "(**does not hold**), or straddles the threshold (**inconclusive**); a design that cannot reach both "
+             "outcomes, or data that stand in for the paper's, give **no evidence**. \"Never worse\", "
+             "\"comparable\" and \"similar\" hold only inside a stated margin. Each decided verdict says at "
+             "which threshold it would flip; **threshold-sensitive** marks a flip point within 10% of a threshold "
+             "the reading chose. Robustness: the verdict again under each protocol choice the paper leaves open "
+             "that was run (the choices not run are named). Where the paper's own published data exist, each "
+             "claim is judged on them too. Each study's claims file states every estimate.", ""]
     if preview:
         lines += ["**PREVIEW**: reduced runs (and settings, where the config says), not the published protocol; "
                   "verdicts are indicative only.", ""]
@@ -72,13 +77,19 @@ def render_overview(studies: list[dict], preview: bool = False) -> str:
         depends = sum(r.get("robustness", {}).get("status") == DEPENDS for r in s["claims"])
         lines.append(f"| `{s['name']}` | {_cell(s['paper'])} | {len(s['figures'])} | {len(s['claims'])} | "
                      + " | ".join(str(c[v]) for v in VERDICTS) + f" | {depends} |")
+        witness = any("published" in r for r in s["claims"])
         details += [f"## {s['name']}", "", s["paper"], "", "Figures: " + (", ".join(f"`{f}`" for f in s["figures"])
                                                                           or "none"), "",
-                    "| claim | verdict | robustness | what a 'does not hold' points to |", "|---|---|---|---|"]
+                    "| claim | verdict | " + ("on the published data | " if witness else "")
+                    + "flips at / to decide | robustness | what a 'does not hold' points to |",
+                    "|---|---|" + ("---|" if witness else "") + "---|---|---|"]
         for r in s["claims"]:
             cause = r.get("cause", "") if r["verdict"] == FAILS_TO_HOLD else ""
-            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}** | "
-                           f"{_cell(r.get('robustness', {}).get('text', ''))} | {_cell(cause)} |")
+            pub = f" {_cell(published_phrase(r))} |" if witness else ""
+            mark = " (threshold-sensitive)" if sensitive(r) else ""
+            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}**{mark} |{pub} "
+                           f"{_cell(decision_phrase(r))} | {_cell(r.get('robustness', {}).get('text', ''))} | "
+                           f"{_cell(cause)} |")
         details += ["", f"Each claim's quote, estimates, intervals and tests: `{s['claims_file']}`.", ""]
     return "\n".join(lines + [""] + details).rstrip() + "\n"
 

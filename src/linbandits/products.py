@@ -199,7 +199,7 @@ def claims_table_path(study: str) -> str:
 
 def claims_product(ctx: Context, title: str, quantities: dict | None = None, extra_inputs=(), extras=None,
                    intro=(), sections=None, caption: str = "", name: str = "claims", target: str = "",
-                   opt_in=()) -> list[Product]:
+                   opt_in=(), witness=None) -> list[Product]:
     """results/<study>/claims.{md,json}: every claim of the study's claims.yaml judged by the engine on
     the runs of the experiments it reads, and again under every switch run of the choices it names that
     the default target builds. Where some switch runs are opt-in (costly ones, or all of them with
@@ -209,7 +209,9 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     A second claims product of the same table (e.g. one that also reads an opt-in target's runs) takes
     its own `name` (results/<study>/<name>.{md,json}; no robustness product beside it), the opt-in
     `target` that builds it, and the opt-in targets whose experiments it reads (`opt_in`). Other opt-in
-    experiments that are not switch runs (e.g. opkb's neural runs) are "not run" in every product."""
+    experiments that are not switch runs (e.g. opkb's neural runs) are "not run" in every product.
+    `witness(evidence)`: the paper's own published data as evidence, where the study has them; every
+    claim is judged on them too (a second witness beside the reproduction)."""
     from linbandits.claims import report
     from linbandits.claims.engine import experiments_of
     from linbandits.claims.quantities import QUANTITIES
@@ -235,7 +237,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
         def make(c: Context):
             evidence = c.evidence(names, extras(c) if extras else None)
             results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
-                                          opt_in=later)
+                                          opt_in=later, witness=witness(evidence) if witness else None)
             more = sections(c, results) if sections else ()
             head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
             report.write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,

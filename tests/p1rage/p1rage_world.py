@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +26,13 @@ def study_config(robustness: bool = False) -> dict:
     return config
 
 
-def outcomes(n: int, errors: int, wrong_arm: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """(recommended, correct) of n runs of which the first `errors` recommend a wrong arm."""
+def outcomes(n: int, errors: int, wrong_arm: int = 1, key: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """(recommended, correct) of n runs of which `errors` recommend a wrong arm. The erring runs are
+    drawn by `key` (experiment, setting, algorithm): two algorithms' errors fall on independent runs,
+    as if their outcomes did not correlate (the engine analyses a setting's runs paired)."""
     recommended = np.full(n, BEST_ARM, dtype=np.int64)
-    recommended[:errors] = wrong_arm
+    erring = np.random.default_rng(zlib.crc32(key.encode())).permutation(n)[:errors]
+    recommended[erring] = wrong_arm
     return recommended, (recommended == BEST_ARM).astype(np.int64)
 
 
@@ -46,7 +50,7 @@ def write_world(root: Path, config: dict, error_of, n: int = 2000, min_gap=lambd
                                            "T": int(exp.instance_settings(setting).get("T", 1010))}))
             for algo in exp.algorithms:
                 k = int(round(error_of(name, setting, algo, setting == exp.setting_ids()[0]) * n))
-                rec, correct = outcomes(n, k)
+                rec, correct = outcomes(n, k, key=f"{name}/{setting}/{algo}")
                 arrays[f"{setting}/{algo}/recommended"] = rec
                 arrays[f"{setting}/{algo}/correct"] = correct
                 series[f"{setting}/{algo}"] = {"columns": ["recommended", "correct"], "runs": n, "info": []}

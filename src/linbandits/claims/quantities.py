@@ -12,6 +12,7 @@ own quantities (a dict of the same functions) for what only it measures.
     error_ratio            a's error probability over b's: exact conditional binomial (conservative
                            for positively correlated pairs)
     error_difference_pooled  the same as error_difference on the runs of every setting together
+    error_range            range (max - min) of a's error over settings: bootstrap of each setting's runs
     error_range_difference range of a's error over settings minus b's: bootstrap of the runs, paired
                            within a setting (a and b resampled together)
     mean                   mean of a's values: Student's t
@@ -173,11 +174,62 @@ def error_difference_pooled(evidence, spec, alpha, claim_id):
     return est.proportion_difference(ka, na, kb, nb, alpha), where
 
 
+def error_range(evidence, spec, alpha, claim_id):
+    """max - min of a's error over the settings; settings have their own seeds, each resampled as its
+    binomial count (the nonparametric bootstrap of one setting's 0/1 runs)."""
+    k, n = [], []
+    for exp in _experiments(spec):
+        one = {**spec, "experiment": exp}
+        for s in evidence.settings(exp):
+            kk, nn = _errors(evidence, spec["a"], one, s)
+            k.append(kk)
+            n.append(nn)
+    k, n = np.array(k), np.array(n)
+    if k.size < 2:
+        raise Missing(f"a range needs two settings; {', '.join(_experiments(spec))} has {k.size}")
+    rng = np.random.default_rng(_seed(claim_id, spec))
+    B = est.BOOTSTRAP_RESAMPLES
+    p = k / n
+    draws = rng.binomial(n, p, size=(B, n.size)) / n
+    e = est.from_draws(float(np.ptp(p)), draws.max(axis=1) - draws.min(axis=1), alpha, int(n.min()),
+                       f"bootstrap of each setting's runs ({B} resamples)")
+    e.value_range = (0.0, 1.0)
+    return e, (f"range of {spec['a']}'s error over {', '.join(_experiments(spec))}: {fmt(float(p.min()))} to "
+               f"{fmt(float(p.max()))}")
+
+
+def _unpaired_range_difference(evidence, spec, alpha, claim_id):
+    """error_range_difference for series that are not paired (published cells): each series' count of
+    each setting resampled as an independent binomial."""
+    rng = np.random.default_rng(_seed(claim_id, spec))
+    B = est.BOOTSTRAP_RESAMPLES
+    ranges, points, n_min = [], [], []
+    for ref in (spec["a"], spec["b"]):
+        k, n = [], []
+        for exp in _experiments(spec):
+            for s in evidence.settings(exp):
+                kk, nn = _errors(evidence, ref, {**spec, "experiment": exp}, s)
+                k.append(kk)
+                n.append(nn)
+        k, n = np.array(k), np.array(n)
+        draws = rng.binomial(n, k / n, size=(B, n.size)) / n
+        ranges.append(draws.max(axis=1) - draws.min(axis=1))
+        points.append(float(np.ptp(k / n)))
+        n_min.append(int(n.min()))
+    e = est.from_draws(points[0] - points[1], ranges[0] - ranges[1], alpha, min(n_min),
+                       f"parametric bootstrap of independent binomial counts per setting ({B} resamples)")
+    e.value_range = (-1.0, 1.0)
+    return e, (f"range of {spec['a']}'s error {fmt(points[0])} minus {spec['b']}'s {fmt(points[1])} over "
+               f"{', '.join(_experiments(spec))}")
+
+
 def error_range_difference(evidence, spec, alpha, claim_id):
     """max - min of a's error over the settings minus b's. Bootstrap of the runs: within a setting a and b
     play the same seeds, so a run is resampled with both its outcomes (its cell of the 2 x 2 table of
     errors, drawn as multinomial counts); settings have their own seeds and are resampled independently."""
-    cells = []      # per setting: runs where (a erred, b erred) = (0, 0), (0, 1), (1, 0), (1, 1)
+    if not all(paired(evidence, {**spec, "experiment": exp}) for exp in _experiments(spec)):
+        return _unpaired_range_difference(evidence, spec, alpha, claim_id)
+    cells, sizes = [], []     # per setting: runs where (a erred, b erred) = (0, 0), (0, 1), (1, 0), (1, 1)
     for exp in _experiments(spec):
         one = {**spec, "experiment": exp}
         for s in evidence.settings(exp):
@@ -185,8 +237,8 @@ def error_range_difference(evidence, spec, alpha, claim_id):
             if ea.size != eb.size:
                 raise UserError(f"{spec['a']} and {spec['b']} have {ea.size} and {eb.size} runs in {exp} ({s})")
             cells.append(np.bincount(2 * ea + eb, minlength=4))
-    cells = np.array(cells)                     # settings x 4
-    n = cells.sum(axis=1)
+            sizes.append(ea.size)
+    cells, n = np.array(cells, dtype=float), np.array(sizes, dtype=float)      # settings x 4, settings
     rng = np.random.default_rng(_seed(claim_id, spec))
     B = est.BOOTSTRAP_RESAMPLES
 
@@ -195,7 +247,7 @@ def error_range_difference(evidence, spec, alpha, claim_id):
         pb = (c[..., 1] + c[..., 3]) / n
         return (pa.max(axis=-1) - pa.min(axis=-1)) - (pb.max(axis=-1) - pb.min(axis=-1))
 
-    draws = np.stack([rng.multinomial(n[i], cells[i] / n[i], size=B) for i in range(len(n))], axis=1)
+    draws = np.stack([rng.multinomial(int(n[i]), cells[i] / n[i], size=B) for i in range(len(n))], axis=1)
     value = float(range_difference(cells))
     e = est.from_draws(value, range_difference(draws), alpha, int(n.min()),
                        f"bootstrap of the runs, a and b paired within each setting ({B} resamples)")
@@ -343,6 +395,6 @@ def summary_value(evidence, spec, alpha, claim_id):
 
 
 QUANTITIES = {f.__name__: f for f in (
-    error_rate, error_difference, error_ratio, error_difference_pooled, error_range_difference,
+    error_rate, error_difference, error_ratio, error_difference_pooled, error_range, error_range_difference,
     mean, mean_difference, ratio_of_means, relative_difference, spread_ratio, ratio_contrast, geomean_ratio,
     loglog_slope, relative_growth, summary_value)}

@@ -21,7 +21,6 @@ generator(seed, i, 0) whatever the algorithm), so ratios of the same runs are pa
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
@@ -62,10 +61,6 @@ def seed_of(claim_id, spec, *more) -> int:
                            spec.get("a"), spec.get("b"), *more)
 
 
-def _never(_t) -> float:
-    return 1.0
-
-
 def stop_ratio(evidence, spec, alpha, claim_id):
     s = setting_of(evidence, spec)
     a, b = column(evidence, spec["a"], spec, s), column(evidence, spec["b"], spec, s)
@@ -75,12 +70,13 @@ def stop_ratio(evidence, spec, alpha, claim_id):
     ca, cb = censored(evidence, spec["a"], spec, s), censored(evidence, spec["b"], spec, s)
     notes = []
     if ca:
-        # a's mean is at least this: the ratio can only be larger
-        e = dataclasses.replace(e, lower_bound=True)
+        # a's mean is at least this: the ratio can only be larger. Were every run of a at the cap, the
+        # ratio could be no more than cap / mean(b): what the design can show at most.
+        e = dataclasses.replace(e, lower_bound=True, value_range=(0.0, float(a.max()) / float(b.mean())))
         notes.append(f"{ca} of {a.size} runs of {split_series(spec['a'], spec['experiment'])[0]} at the pull cap")
     if cb:
         # b's mean is at least this: the ratio can only be smaller (an upper bound)
-        e.p_above, e.low = _never, -math.inf
+        e = dataclasses.replace(e, upper_bound=True)
         notes.append(f"{cb} of {b.size} runs of {split_series(spec['b'], spec['experiment'])[0]} at the pull cap")
     label = (f"{_name(spec['a'])} / {_name(spec['b'])}: {fmt(a.mean())} / {fmt(b.mean())}, "
              f"{where(evidence, spec['experiment'], s)}")
@@ -113,8 +109,12 @@ def gap_growth(evidence, spec, alpha, claim_id):
         gaps = [arrays[i].mean(axis=1) - arrays[i + 1].mean(axis=1) for i in range(0, len(arrays), 2)]
         return np.min([g2 - g1 for g1, g2 in zip(gaps, gaps[1:])], axis=0)
 
-    e = est.bootstrap(stat, groups, alpha, seed_of(claim_id, spec),
-                      method=f"smallest step, percentile bootstrap of the runs ({est.BOOTSTRAP_RESAMPLES} resamples)")
+    # every setting plays the same seeds (seed 0, runs 0..9): run i of one setting is paired with run i
+    # of the others, so the runs are resampled with one index across settings
+    shared = bool(getattr(evidence, "shares_seeds", lambda _exp: False)(exp))
+    e = est.bootstrap(stat, groups, alpha, seed_of(claim_id, spec), shared=shared,
+                      method=f"smallest step, percentile bootstrap of the runs ({est.BOOTSTRAP_RESAMPLES} resamples"
+                      + (", paired across settings)" if shared else ")"))
     gaps = [float(a.mean() - b.mean()) for a, b in groups]
     steps = ", ".join(f"{evidence.setting_label(exp, s)}: {fmt(g)}" for s, g in zip(settings, gaps))
     return e, (f"smallest growth of mean {_name(spec['a'])} - mean {_name(spec['b'])} towards "

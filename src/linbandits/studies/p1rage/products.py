@@ -44,8 +44,8 @@ def products(ctx) -> list[Product]:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
                            [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
                            caption="p1rage_thm1"))
-    out += claims_product(ctx, TITLE, extra_inputs=[comparison[0]], sections=claims_sections,
-                          caption="p1rage_claims")
+    out += claims_product(ctx, TITLE, extra_inputs=[comparison[0], str(PUBLISHED_CSV)], sections=claims_sections,
+                          caption="p1rage_claims", witness=published_witness)
     return out
 
 
@@ -133,6 +133,13 @@ def make_theorem1(ctx) -> None:
 
 
 # ------------------------------------------------------------------ claims
+
+def published_witness(evidence):
+    """The paper's published cells, judged beside the reproduction (each at its effective size)."""
+    from linbandits.studies.p1rage.published import PublishedEvidence
+
+    return PublishedEvidence(evidence)
+
 
 def claims_sections(ctx, results) -> list[list[str]]:
     """Below the claims: which verdicts read the synthetic stand-in for R6A, and the published

@@ -222,3 +222,86 @@ def published_for(experiment: str, published: pd.DataFrame | None = None) -> pd.
     rows = published[published["experiment"] == experiment].copy()
     rows["error_prob"] = rows["n_errors"] / rows["n_trials"]
     return rows
+
+
+# ------------------------------------------------------------------ the published data as a claims witness
+
+class PublishedEvidence:
+    """The paper's own published cells as evidence for the claims engine: each (experiment, algorithm,
+    x) cell becomes `compared_n` runs (its effective size) with as many errors as its published error
+    probability gives at that size. The cells are independent of each other (no pairing across
+    algorithms or settings: the published arrays are not the reproduction's common random numbers), so
+    the engine analyses them unpaired. Settings are the run's own, matched by their swept value.
+    Yahoo! cells are the authors' real-R6A runs: on them a claim about R6A is judged for real."""
+
+    def __init__(self, evidence, table: pd.DataFrame | None = None):
+        self.evidence, self.extras = evidence, {}
+        self.table = read_published() if table is None else table
+
+    def __getattr__(self, attr):     # experiment, x, setting_label, trials: the run's own
+        return getattr(self.evidence, attr)
+
+    def _rows(self, exp: str) -> pd.DataFrame:
+        from linbandits.claims.engine import Missing
+
+        rows = self.table[self.table["experiment"] == exp]
+        if rows.empty:
+            raise Missing(f"no published cells of {exp}")
+        return rows
+
+    def _x(self, exp: str, setting: str):
+        try:
+            value = self.evidence.x(exp, setting)
+        except Exception:
+            return None
+        return None if value is None else float(value)
+
+    def settings(self, exp: str) -> list[str]:
+        rows = self._rows(exp)
+        published = set(rows["x"].dropna().tolist())
+        own = self.evidence.settings(exp)
+        if not published:
+            return own[:1]
+        return [s for s in own if self._x(exp, s) in published]
+
+    def _cell(self, exp: str, setting: str, algorithm: str):
+        from linbandits.claims.engine import Missing
+
+        rows = self._rows(exp)
+        rows = rows[rows["algorithm"] == algorithm]
+        x = self._x(exp, setting) if rows["x"].notna().any() else None
+        if x is not None:
+            rows = rows[rows["x"] == x]
+        if rows.empty:
+            raise Missing(f"no published cell of {algorithm} in {exp}" + (f" at x = {x:g}" if x is not None else ""))
+        row = rows.iloc[0]
+        n = max(1, int(round(compared_n(exp, int(row["n_trials"]), float(row["effective_n"])))))
+        errors = int(round(float(row["n_errors"]) / float(row["n_trials"]) * n))
+        return n, errors
+
+    def has_series(self, exp, setting, algorithm) -> bool:
+        from linbandits.claims.engine import Missing
+
+        try:
+            self._cell(exp, setting, algorithm)
+            return True
+        except Missing:
+            return False
+
+    def column(self, exp: str, setting: str, algorithm: str, column: str):
+        from linbandits.claims.engine import Missing
+
+        if column != "correct":
+            raise Missing(f"the published cells record error probabilities only, not {column!r}")
+        n, errors = self._cell(exp, setting, algorithm)
+        return np.r_[np.zeros(errors, dtype=np.int64), np.ones(n - errors, dtype=np.int64)]
+
+    def summary(self, exp: str, setting: str) -> dict:
+        # the authors' Yahoo! runs read the real R6A log: not a stand-in
+        return {**self.evidence.summary(exp, setting), "synthetic": False, "source": "authors' published runs"}
+
+    def paired_runs(self, exp: str) -> bool:
+        return False
+
+    def shares_seeds(self, exp: str) -> bool:
+        return False
