@@ -146,12 +146,40 @@ def select_arm_rows(rewards: np.ndarray, project, rng: np.random.Generator, n_ar
         raise UserError(f"only {len(medium)} day-1 rows have a reward in (max - {MEDIUM_BAND[0]}, "
                         f"max - {MEDIUM_BAND[1]}) under theta_bar; {n_arms - 1} are needed for the arm set "
                         "(more lines per day would help)")
+    # How isolated the best row is: the rows (itself included) within the band's minimum gap of it.
+    near_best = int(np.count_nonzero(rewards >= top - MEDIUM_BAND[1]))
     for draw in range(1, MAX_DRAWS + 1):
         rows = np.concatenate([[best], rng.choice(medium, n_arms - 1, replace=False)])
         if np.linalg.matrix_rank(project(rows)) == n_arms:
-            return rows, {"draws_until_full_rank": draw, "medium_rows": int(len(medium))}
+            return rows, {"draws_until_full_rank": draw, "medium_rows": int(len(medium)),
+                          "rows_within_min_gap_of_best": near_best}
     raise UserError(f"no draw of {n_arms - 1} medium rows in {MAX_DRAWS} gave a full-rank {n_arms} x {n_arms} "
                     "arm matrix; the day-1 features span too few directions")
+
+
+def arm_set_diagnostics(X: np.ndarray, day_thetas: np.ndarray, T: int) -> dict:
+    """How hard and how non-stationary an arm set is, before any run (docs/p1rage.md, "The shared-PCA
+    switch"). Arm 0 is the arm selected as best (under the mean of the day thetas).
+
+    - best_arm_by_day: each day's best arm (one arm throughout: the best arm never changes);
+    - selected_arm_lead_by_day: arm 0's reward minus the best other arm's, each day (negative on a
+      day where another arm is better);
+    - min_gap_in_uniform_sd: the smallest gap under the mean theta over the standard deviation
+      sqrt(2 K / T) of the difference of two arms' least-squares estimates when each of the K
+      linearly independent arms is pulled T / K times with unit noise. At 5 or more, uniform
+      allocation errs with probability below 1e-5 (union bound over the arms): an instance on
+      which the algorithms do at least that well gives every one of them 0 errors and cannot
+      rank them.
+    """
+    by_day = X @ day_thetas.T                          # K x days
+    lead = by_day[0] - np.delete(by_day, 0, axis=0).max(axis=0)
+    rewards = X @ day_thetas.mean(axis=0)
+    min_gap = float(rewards[0] - np.delete(rewards, 0).max())
+    best_by_day = by_day.argmax(axis=0)
+    return {"best_arm_by_day": [int(a) for a in best_by_day],
+            "days_selected_arm_is_best": int(np.count_nonzero(best_by_day == 0)),
+            "selected_arm_lead_by_day": [float(v) for v in lead],
+            "min_gap_in_uniform_sd": min_gap / float(np.sqrt(2 * len(X) / T))}
 
 
 def cycle_thetas(day_thetas: np.ndarray, L: int, T: int) -> np.ndarray:
@@ -240,6 +268,7 @@ def build_yahoo_instance(day_files, pca: str, L: int, T: int, seed: int, out, su
         "click_rate_per_day": [s.clicks / s.n for s in stats],
         "pca_explained_variance": explained,
         **note,
+        **arm_set_diagnostics(X, thetas, T),
     }
     save_instance(out, inst)
     if summary_path is not None:
@@ -270,7 +299,8 @@ def main_instance(argv=None) -> int:
     summary = build_yahoo_instance(args.days, args.pca, args.L, args.T, args.seed, args.out, args.summary,
                                    args.pca_signs)
     print(f"instance ({summary['source']}, PCA {args.pca}): best arm {summary['best_arm']}, "
-          f"min gap {summary['min_gap']:.4g} -> {args.out}")
+          f"min gap {summary['min_gap']:.4g} ({summary['min_gap_in_uniform_sd']:.2f} sd of a uniform allocation), "
+          f"arm 0 best on {summary['days_selected_arm_is_best']} of {len(summary['days'])} days -> {args.out}")
     return 0
 
 
