@@ -27,7 +27,7 @@ def test_table_matches_the_raw_runs(full_run):
     assert list(table["experiment"].unique()) == list(published_exps)
     for row in table.itertuples():
         exp = published_exps[row.experiment]
-        algorithm = "SW-GPUCB" if row.algorithm == "SW-GPUCB(1000)" else row.algorithm
+        algorithm = row.algorithm.split(" (window ")[0]          # SW-GPUCB's label names its window
         finals = pd.concat(pd.read_csv(full_run / p) for s in exp.setting_ids()
                            for p in paths.raw_chunk_paths(config, exp, s, algorithm))["regret"]
         assert row.n_runs == exp.trials * len(exp.setting_ids()) == len(finals)
@@ -36,7 +36,8 @@ def test_table_matches_the_raw_runs(full_run):
     assert list(switches.columns) == SWITCH_COLUMNS
     assert set(switches["experiment"]) == {n for n, e in experiments.study_experiments(config, "opkb").items()
                                            if e.switch_of and not e.opt_in}
-    assert set(switches[switches["choice"] == "removal"]["algorithm"]) == {"SW-GPUCB", "SW-GPUCB(1000)"}
+    assert set(switches[switches["choice"] == "removal"]["algorithm"]) == {"SW-GPUCB (window 200)",
+                                                                           "SW-GPUCB (window 100)"}
 
 
 def test_figures_and_claims(full_run):
@@ -53,13 +54,13 @@ def test_figures_and_claims(full_run):
         for part in by_id[k]["parts"]:
             assert part["low"] is not None and part["high"] is not None and part["n"] == 2
             assert part["method"].startswith("paired")
-    # C3 and C5 judged again under both switches of the tiny config; C4 does not depend on them
-    for k in ("C3_kernel", "C5_kernel"):
+    # C3, C5 and C7 judged again under both switches of the tiny config; C4 does not depend on them
+    for k in ("C3_kernel", "C5_kernel", "C7_kernel", "C7_window1000"):
         runs = {(r["choice"], r["value"]) for r in by_id[k]["robustness"]["runs"]}
         assert runs == {("removal", "published"), ("window", "300")}, k
     assert by_id["C4_kernel"]["robustness"]["runs"] == []
     assert [r["experiments"] for r in by_id["C7_window1000"]["robustness"]["runs"]] == [
-        ["opkb_slow__published", "opkb_slow_sw1000__published"]]
+        ["opkb_slow__published", "opkb_slow_sw1000__published"], ["opkb_slow__w300"]]
     # C1 reads Env 1 at its switch (t = 200 in the tiny config)
     assert "t = 200" in by_id["C1_kernel"]["parts"][0]["label"]
     md = (full_run / "results/opkb/claims.md").read_text()

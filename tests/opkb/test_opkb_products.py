@@ -283,14 +283,14 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     table = pd.read_csv(tmp_path / ctx.table_paths("final_regret")[0])
     assert list(table.columns) == products_module().TABLE_COLUMNS
     assert list(table["experiment"].unique()) == ["opkb_env1", "opkb_env2", "opkb_cosine", "opkb_slow", "opkb_slow_sw1000"]
-    row = table[(table.experiment == "opkb_env2") & (table.algorithm == "SW-GPUCB")].iloc[0]
+    row = table[(table.experiment == "opkb_env2") & (table.algorithm == "SW-GPUCB (window 2000)")].iloc[0]
     assert row.n_runs == SEEDS and row["T"] == T
     assert row.mean_regret == pytest.approx(np.mean(world["opkb_env2"]["SW-GPUCB"]), rel=1e-9)
-    assert table[table.experiment == "opkb_slow_sw1000"]["algorithm"].tolist() == ["SW-GPUCB(1000)"]
+    assert table[table.experiment == "opkb_slow_sw1000"]["algorithm"].tolist() == ["SW-GPUCB (window 1000)"]
     by_name["switch_regret"].make(ctx)
     sw = pd.read_csv(tmp_path / ctx.table_paths("switch_regret")[0])
     row = sw[sw.experiment == "opkb_env2__published"].iloc[0]
-    assert (row.choice, row.value, row.algorithm) == ("removal", "published", "SW-GPUCB")
+    assert (row.choice, row.value, row.algorithm) == ("removal", "published", "SW-GPUCB (window 2000)")
     diff = np.asarray(world["opkb_env2__published"]["SW-GPUCB"]) - world["opkb_env2"]["SW-GPUCB"]
     assert row.minus_default == pytest.approx(diff.mean(), rel=1e-9)
     assert row.minus_default_se == pytest.approx(diff.std(ddof=1) / np.sqrt(SEEDS), rel=1e-9)
@@ -302,15 +302,17 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert outside(fig) == []
     env2 = fig.axes[1]
     lines = {line.get_label(): line for line in env2.lines}
-    assert f"SW-GPUCB, removal = published (n = {SEEDS})" in lines
-    assert lines[f"SW-GPUCB, removal = published (n = {SEEDS})"].get_linestyle() == "--"
-    assert lines[f"SW-GPUCB (n = {SEEDS})"].get_linestyle() == "-"
-    assert lines[f"SW-GPUCB (n = {SEEDS})"].get_color() == lines[f"SW-GPUCB, removal = published (n = {SEEDS})"].get_color()
+    published, default = (f"SW-GPUCB (window 2000), removal = published (n = {SEEDS})",
+                          f"SW-GPUCB (window 2000) (n = {SEEDS})")
+    assert published in lines
+    assert lines[published].get_linestyle() == "--"
+    assert lines[default].get_linestyle() == "-"
+    assert lines[default].get_color() == lines[published].get_color()
     assert len(env2.collections) == len(env2.lines)          # a band under every curve
     assert "not run" in fig._suptitle.get_text()
     by_name["opkb_fig2"].make(ctx)
     assert outside(seen["fig"]) == []
-    assert f"SW-GPUCB(1000) (n = {SEEDS})" in {line.get_label() for line in seen["fig"].axes[1].lines}
+    assert f"SW-GPUCB (window 1000) (n = {SEEDS})" in {line.get_label() for line in seen["fig"].axes[1].lines}
 
 
 def test_preview_banner_stands_above_the_title(tmp_path, monkeypatch):

@@ -55,17 +55,36 @@ def neural_note(ctx) -> str:
     return f"neural variants at width {'/'.join(widths) or '512'} (paper: 2048), eta x width = 2.048e-5"
 
 
+# Options a series' name states: SW-GPUCB runs with window 3000 (Env 1), 2000 (Env 2 and J.3, the
+# authors' configs; the paper's text says 3000) and 1000 (J.3, dashed), so its legend entry and table
+# row name the window each curve ran with.
+NAMED_OPTIONS = {"SW-GPUCB": ("window",)}
+
+
+def option_value(exp, algorithm: str, option: str):
+    """The value of `option` an experiment's runs of `algorithm` used: the experiment's, else the algorithm's default."""
+    from linbandits import catalogue
+
+    return exp.options.get(algorithm, {}).get(option, catalogue.algorithm_class(algorithm).defaults[option])
+
+
 def label_of(ctx, name: str, algorithm: str) -> str:
-    """A series' name: the algorithm, an experiment's `series_label` (e.g. SW-GPUCB(1000)), or for a switch
-    run the algorithm with the switched choice."""
+    """A series' name: an experiment's `series_label`, else the algorithm with the options it names
+    (e.g. SW-GPUCB (window 2000)); for a switch run, also the switched choice unless the name already
+    states every option the switch changed."""
     body = (ctx.section.get("experiments") or {}).get(name) or {}
     if body.get("series_label"):
         return body["series_label"]
     exp = ctx.experiments[name]
+    named = NAMED_OPTIONS.get(algorithm, ())
+    label = algorithm + "".join(f" ({o} {option_value(exp, algorithm, o)})" for o in named)
     if exp.switch_of:
-        base = label_of(ctx, exp.switch_of, algorithm)
-        return f"{base}, {exp.choice} = {exp.switch}"
-    return algorithm
+        base = ctx.experiments[exp.switch_of]
+        mine, theirs = exp.options.get(algorithm, {}), base.options.get(algorithm, {})
+        changed = {k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k)}
+        if not changed or not changed <= set(named):
+            label += f", {exp.choice} = {exp.switch}"
+    return label
 
 
 # ------------------------------------------------------------------ runs over the instance seeds
