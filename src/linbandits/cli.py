@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from linbandits import __version__
-from linbandits.atomic import write_json_atomic, write_text_atomic
+from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
 from linbandits.errors import UserError, check_seed
 
 # Shared subcommands implemented elsewhere, imported only when used: they pull
@@ -135,10 +135,20 @@ def cell_label(out, instance) -> str:
     return getattr(instance, "name", "") or str(out)
 
 
+def check_cell_outputs(out, curves) -> None:
+    """Refuse an output that cannot be written before the runs, not after them: the CSV, its sidecar
+    and the curves file."""
+    check_writable(out)
+    for path in (Path(out).with_suffix(".json"), curves):
+        if path:
+            check_writable(path)
+
+
 def cmd_simulate(args) -> int:
     check_run_range(args.trials, args.first_trial)
     check_seed(args.seed)
     instance = load_instance(args)
+    check_cell_outputs(args.out, args.curves)
     provenance = {"instance": args.instance, "instance_file": args.instance_file,
                   "settings": parse_pairs(args.setting, "--setting")}
     simulate_cell(args.algorithm, instance, parse_pairs(args.option, "--option"), args.seed, args.first_trial,
@@ -159,8 +169,10 @@ def cmd_simulate_cells(args) -> int:
     outs = [out for _, _, out in args.cell]
     if len(set(outs)) != len(outs):
         raise UserError("simulate-cells: two --cell entries write the same output file")
-    for cell in args.cell:   # every seed before the first cell runs
+    for cell in args.cell:   # every seed and output before the first cell runs
         cell_seed(*cell)
+    for _, _, out in args.cell:
+        check_cell_outputs(out, curves_path(out) if args.curves else None)
     options = parse_pairs(args.option, "--option")
     with job_context(args.algorithm):
         for instance_file, seed, out in args.cell:
@@ -202,6 +214,8 @@ def cell_seed(instance_file, seed, out) -> int:
 def write_instance(instance, out: str, summary: str) -> None:
     from linbandits.problems import save_instance
 
+    for path in (out, summary):   # both before either: never an instance file without its summary
+        check_writable(path)
     save_instance(out, instance)
     write_json_atomic(Path(summary), instance.summary())
 
