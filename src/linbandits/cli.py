@@ -2,7 +2,9 @@
 
 `linbandits instance ...` writes an instance file and its summary; every other
 subcommand is a thin entry the pipeline rules call (the shared R6A tools and
-each study's own). Any UserError is printed as one line on stderr, exit 2.
+each study's own). Any UserError (a bad argument or input, an output that
+cannot be written) is printed as one line on stderr, exit 2; so is any other
+OSError, naming its path.
 """
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from linbandits import __version__
-from linbandits.atomic import write_json_atomic, write_text_atomic
-from linbandits.errors import UserError, check_seed
+from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
+from linbandits.errors import OneLineArgumentParser, UserError, check_seed
 
 # Shared subcommands implemented elsewhere, imported only when used: they pull
 # in pandas, scipy or matplotlib, which `simulate` should not pay for. Each
@@ -135,10 +137,20 @@ def cell_label(out, instance) -> str:
     return getattr(instance, "name", "") or str(out)
 
 
+def check_cell_outputs(out, curves) -> None:
+    """Refuse an output that cannot be written before the runs, not after them: the CSV, its sidecar
+    and the curves file."""
+    check_writable(out)
+    for path in (Path(out).with_suffix(".json"), curves):
+        if path:
+            check_writable(path)
+
+
 def cmd_simulate(args) -> int:
     check_run_range(args.trials, args.first_trial)
     check_seed(args.seed)
     instance = load_instance(args)
+    check_cell_outputs(args.out, args.curves)
     provenance = {"instance": args.instance, "instance_file": args.instance_file,
                   "settings": parse_pairs(args.setting, "--setting")}
     simulate_cell(args.algorithm, instance, parse_pairs(args.option, "--option"), args.seed, args.first_trial,
@@ -159,8 +171,10 @@ def cmd_simulate_cells(args) -> int:
     outs = [out for _, _, out in args.cell]
     if len(set(outs)) != len(outs):
         raise UserError("simulate-cells: two --cell entries write the same output file")
-    for cell in args.cell:   # every seed before the first cell runs
+    for cell in args.cell:   # every seed and output before the first cell runs
         cell_seed(*cell)
+    for _, _, out in args.cell:
+        check_cell_outputs(out, curves_path(out) if args.curves else None)
     options = parse_pairs(args.option, "--option")
     with job_context(args.algorithm):
         for instance_file, seed, out in args.cell:
@@ -202,6 +216,8 @@ def cell_seed(instance_file, seed, out) -> int:
 def write_instance(instance, out: str, summary: str) -> None:
     from linbandits.problems import save_instance
 
+    for path in (out, summary):   # both before either: never an instance file without its summary
+        check_writable(path)
     save_instance(out, instance)
     write_json_atomic(Path(summary), instance.summary())
 
@@ -230,7 +246,7 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
         from linbandits.catalogue import describe_algorithms, describe_instances
 
         catalogue = f"{describe_instances()}\n\n{describe_algorithms()}"
-    parser = argparse.ArgumentParser(
+    parser = OneLineArgumentParser(
         prog="linbandits", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Replication pipeline of five papers on (non-)stationary linear bandits: "
                     "run any study's algorithms on its instances.",
@@ -315,7 +331,7 @@ def run_delegated(target: str, argv) -> int:
         module, func = target.split(":")
         return getattr(importlib.import_module(module), func)(argv[1:]) or 0
     mod = importlib.import_module(target)
-    parser = argparse.ArgumentParser(prog="linbandits")
+    parser = OneLineArgumentParser(prog="linbandits")
     mod.add_subcommands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args) or 0
@@ -358,8 +374,16 @@ def main(argv=None) -> int:
     try:
         return dispatch(argv)
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        message = str(exc)
+    except OSError as exc:   # one no check of this package foresaw (every write is checked)
+        if exc.filename:
+            message = (f"{exc.filename}: {exc.strerror or exc}; check the path (an input must be a file you may "
+                       "read, an output must go to a directory you may write to)")
+        else:
+            message = f"{exc.strerror or exc} (the operating system's words); run again, and report it if it recurs"
+    # One line, whatever the message quotes (a YAML parser's or numpy's words span several).
+    print("error: " + " ".join(part.strip() for part in message.splitlines() if part.strip()), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

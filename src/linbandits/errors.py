@@ -3,6 +3,7 @@
 The CLI and the pipeline catch `UserError` and print its message alone (no
 traceback): the message must name the problem and say how to fix it.
 """
+import argparse
 
 
 class UserError(Exception):
@@ -23,3 +24,12 @@ def check_seed(seed, what: str = "--seed") -> int:
     if seed < 0:
         raise UserError(f"{what} must be >= 0 (numpy's SeedSequence takes non-negative integers), got {seed}")
     return int(seed)
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose mistakes (an argument missing, malformed or not among the choices) are one
+    UserError naming the command and pointing at its help, instead of a usage block and an error line.
+    Its subparsers are of the same class."""
+
+    def error(self, message):
+        raise UserError(f"{self.prog}: {message}; see `{self.prog} --help`")

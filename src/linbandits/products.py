@@ -145,13 +145,21 @@ def study_products(config: dict, study: str) -> list[Product]:
 
 
 def read_yaml(path, what: str):
-    """A YAML file's content, or one UserError naming the file and what is wrong."""
+    """A YAML file's content, or one UserError naming the file, what is wrong and what to do."""
+    remedy = f"give the path of the {what} file itself" + (" (results/<study>/config.yaml)" if what == "config" else "")
     try:
         return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{what} {path} does not exist") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{what} {path} is not a text (UTF-8) file; {remedy}") from None
+    except OSError as exc:   # a directory, no permission
+        raise UserError(f"{what} {path} cannot be read: {exc.strerror}; {remedy}") from None
     except yaml.YAMLError as exc:
-        raise UserError(f"{what} {path} is not valid YAML: {exc}") from None
+        mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+        where = (f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark and problem
+                 else " ".join(str(exc).split()))
+        raise UserError(f"{what} {path} is not valid YAML ({where}); fix it there") from None
 
 
 def load_config(path) -> dict:
@@ -171,6 +179,10 @@ def main(argv=None) -> int:
                    help="only this product (repeatable); without it, the default target's products")
     p.add_argument("--config", required=True, help="the config (results/<study>/config.yaml of the run)")
     args = p.parse_args(argv)
+    from linbandits import catalogue
+
+    if args.study not in catalogue.studies():
+        raise UserError(f"unknown study {args.study!r}; the studies are: {', '.join(catalogue.studies())}")
     config = load_config(args.config)
     products = [x for x in study_products(config, args.study) if args.kind in ("all", x.kind)]
     products.sort(key=lambda x: KINDS.index(x.kind))
