@@ -557,3 +557,40 @@ def test_settings_that_share_seeds_are_resampled_paired():
 def test_planted_unpaired_resampling_of_shared_settings_is_caught():
     e = shared_settings_interval(Fake)           # the evidence does not say the settings share seeds
     assert e.high - e.low > 1e-3 * e.value       # the check above would fail
+
+
+# ------------------------------------------------------------------ a switch run that carries no information
+
+class WithTrials(Fake):
+    def trials(self, exp):
+        return 100
+
+    def has_series(self, exp, s, algo):
+        return algo in self.data.get(exp, {}).get(s, {})
+
+
+def switch_verdicts(switch_errors):
+    """'A never worse than B' judged on base runs and under a switch run whose errors are given."""
+    from linbandits.claims import report
+
+    def runs(errors):
+        return {"A": {"correct": [0] * errors["A"] + [1] * (100 - errors["A"])},
+                "B": {"correct": [0] * errors["B"] + [1] * (100 - errors["B"])}}
+
+    data = {"base": {"s": runs({"A": 10, "B": 30})}, "base__sw": {"s": runs(switch_errors)}}
+    claim = {"id": "c", "quote": "q", "choices": ["pca"], "parts": [
+        {"quantity": "error_difference", "experiment": "base", "a": "A", "b": "B", "less": 0}]}
+    switches = [{"choice": "pca", "value": "shared", "base": "base", "switch": "base__sw", "merge": False}]
+    return report.judge_claims([claim], WithTrials(data), QUANTITIES, switches)[0]["robustness"]
+
+
+def test_a_switch_run_without_any_error_carries_no_information():
+    rob = switch_verdicts({"A": 0, "B": 0})
+    assert rob["status"] != "depends" and rob["status"] != "robust"
+    assert rob["no_information"] == ["pca = shared"]
+    assert "no information from pca = shared" in rob["text"]
+
+
+def test_an_informative_switch_run_still_decides_robustness():
+    rob = switch_verdicts({"A": 40, "B": 5})          # the switch reverses the ranking
+    assert rob["status"] == "depends" and rob["no_information"] == []

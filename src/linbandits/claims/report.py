@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, LEVEL, NO_EVIDENCE, NOT_RUN, SENSITIVE,
                                       STAND_IN, VERDICTS, Leaf, experiments_of, fmt, judge, leaves_of, region_of)
@@ -122,7 +124,7 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
     runs = []
     for choice in choices:
         for value, replacements in found.get(choice, {}).items():
-            switched = Switched(evidence, replacements)
+            switched = Recording(evidence, replacements)
             keep = {base: set(switched.settings(base)) for base in replacements}
             fewer = {base: evidence.trials(sw) for base, (sw, _) in replacements.items()
                      if evidence.trials(sw) < evidence.trials(base)}
@@ -130,18 +132,51 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
             same = measured(judge(claim, Restricted(evidence, keep, fewer), quantities, level))
             runs.append({"choice": choice, "value": value, "verdict": verdict, "default_on_same_settings": same,
                          "experiments": sorted(sw for sw, _ in replacements.values()),
-                         "fewer_runs": [f"{n} runs, not {evidence.trials(base)}" for base, n in fewer.items()]})
+                         "fewer_runs": [f"{n} runs, not {evidence.trials(base)}" for base, n in fewer.items()],
+                         "informative": switched.informative()})
     untested = [c for c in choices if c not in found]
-    changed = [r for r in runs if r["verdict"] != r["default_on_same_settings"]]
+    # a switch run whose every series gives one and the same constant result (e.g. no series ever errs)
+    # cannot tell the algorithms apart: it neither changes a verdict nor makes one robust
+    silent = [r for r in runs if not r["informative"]]
+    runs_used = [r for r in runs if r["informative"]]
+    untested += [c for c in choices if c in found and not any(r["choice"] == c for r in runs_used)]
+    changed = [r for r in runs_used if r["verdict"] != r["default_on_same_settings"]]
     if default_verdict in (NOT_RUN, NO_EVIDENCE):
         status = UNTESTED       # nothing was judged, so nothing can be robust (e.g. an opt-in target's claim)
     elif changed:
         status = DEPENDS
-    elif runs and not untested:
+    elif runs_used and not untested:
         status = ROBUST
     else:
         status = UNTESTED
-    return {"status": status, "choices": choices, "untested": untested, "runs": runs}
+    return {"status": status, "choices": choices, "untested": untested, "runs": runs,
+            "no_information": [f"{r['choice']} = {r['value']}" for r in silent]}
+
+
+class Recording(Switched):
+    """Switched evidence that remembers the columns it answered from the switch runs, to tell whether
+    they carry any information (see `informative`)."""
+
+    def __init__(self, evidence, replacements: dict):
+        super().__init__(evidence, replacements)
+        self.read, self.other_reads = [], 0
+
+    def column(self, name, setting, algorithm, column):
+        values = super().column(name, setting, algorithm, column)
+        if self._source(name, setting, algorithm) != name:
+            self.read.append(np.asarray(values))
+        return values
+
+    def curve(self, name, setting, algorithm, curve="regret"):
+        self.other_reads += 1
+        return super().curve(name, setting, algorithm, curve)
+
+    def informative(self) -> bool:
+        """False when every value read from the switch runs is one and the same number."""
+        if self.other_reads or not self.read:
+            return True
+        first = self.read[0].flat[0] if self.read[0].size else None
+        return not all(a.size and np.all(a == first) for a in self.read)
 
 
 def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> str:
@@ -165,8 +200,12 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
     if rob.get("opt_in"):
         parts.append("judged for " + ", ".join(rob["opt_in"]) + " only by the opt-in target `snakemake --cores 2 "
                      "robustness` (costly switch runs; it writes robustness.md beside this file)")
+    if rob.get("no_information"):
+        parts.append("no information from " + ", ".join(rob["no_information"]) + " (every series of the switch run "
+                     "gives the same constant result, e.g. no errors at all: it cannot rank the algorithms)")
     if rob.get("untested"):
-        parts.append("untested for " + ", ".join(rob["untested"]) + " (no switch run on this claim's experiments)")
+        parts.append("untested for " + ", ".join(rob["untested"]) + " (no informative switch run on this claim's "
+                     "experiments)")
     same = [c for c in rob["choices"] if c not in rob.get("untested", []) + rob.get("opt_in", [])
             and not any(r["choice"] == c for r in changed)]
     if same:
