@@ -24,9 +24,11 @@ def snapshot(tmp_path, study, enabled=True, claims=None) -> str:
 def test_overview_lists_verdicts_robustness_and_causes(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     claims = [{"id": "C1", "figure": "Fig. 1", "verdict": "does not hold", "scope": "at n = 400",
-               "cause": "its scope: measured at n = 400",
+               "cause": "a protocol choice: with horizon = 800 it holds",
+               "flip": {"text": "does not hold for any threshold at or below 0.5", "threshold_sensitive": False},
                "robustness": {"status": "depends", "text": "depends on horizon (400: does not hold; 800: holds)"}},
-              {"id": "C2", "figure": "Fig. 2", "verdict": "holds", "robustness": {"status": "robust", "text": "robust"}}]
+              {"id": "C2", "figure": "Fig. 2", "verdict": "holds", "robustness": {"status": "robust", "text": "robust"},
+               "flip": {"text": "holds for any threshold below 1.05", "threshold_sensitive": True}}]
     oam = snapshot(tmp_path, "oam", claims=claims)
     out = tmp_path / "overview.md"
     assert cli.main(["overview", "--study", oam, "--disabled", "swucb", "--preview", "--out", str(out)]) == 0
@@ -34,7 +36,9 @@ def test_overview_lists_verdicts_robustness_and_causes(tmp_path, monkeypatch):
     assert text == render_overview([study_entry(oam), disabled_entry("swucb")], preview=True)
     assert "PREVIEW" in text
     assert "| `oam` | Paper oam | 2 | 2 | 1 | 1 | 0 | 0 | 0 | 1 |" in text      # two figures in the tiny config
-    assert "**does not hold at n = 400** | depends on horizon" in text and "its scope: measured at n = 400" in text
+    assert ("**does not hold at n = 400** | does not hold for any threshold at or below 0.5 | depends on horizon"
+            in text and "a protocol choice: with horizon = 800 it holds" in text)
+    assert "**holds** | holds for any threshold below 1.05 (**threshold-sensitive**) | robust" in text
     assert "| `swucb` | Cheung, Simchi-Levi, Zhu" in text and "`enabled: false`" in text
 
 

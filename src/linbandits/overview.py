@@ -15,7 +15,7 @@ from pathlib import Path
 
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
-from linbandits.claims.report import DEPENDS, counts, decision_phrase, published_phrase, sensitive, verdict_phrase
+from linbandits.claims.report import DEPENDS, counts, decision_phrase, published_phrase, verdict_phrase
 from linbandits.errors import UserError
 
 
@@ -86,8 +86,7 @@ def render_overview(studies: list[dict], preview: bool = False) -> str:
         for r in s["claims"]:
             cause = r.get("cause", "") if r["verdict"] == FAILS_TO_HOLD else ""
             pub = f" {_cell(published_phrase(r))} |" if witness else ""
-            mark = " (threshold-sensitive)" if sensitive(r) else ""
-            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}**{mark} |{pub} "
+            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}** |{pub} "
                            f"{_cell(decision_phrase(r))} | {_cell(r.get('robustness', {}).get('text', ''))} | "
                            f"{_cell(cause)} |")
         details += ["", f"Each claim's quote, estimates, intervals and tests: `{s['claims_file']}`.", ""]

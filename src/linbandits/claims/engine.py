@@ -173,10 +173,10 @@ def reach(leaf: Leaf) -> tuple[bool, bool, str]:
         return True, True, ""
     unreachable = " nor ".join(w for w, ok in (("holds", can_hold), ("does not hold", can_fail)) if not ok)
     runs = f"{e.n} runs" if e.n else "the design"
-    if e.lower_bound or e.upper_bound:
-        why = "censored runs (at the cap) bound the interval on one side"
-        if math.isfinite(e.value_range[1]) or math.isfinite(e.value_range[0]):
-            why += f"; the cap bounds the measurable value to [{fmt(e.value_range[0])}, {fmt(e.value_range[1])}]"
+    if e.outcomes is None and (math.isfinite(e.value_range[1]) or math.isfinite(e.value_range[0])):
+        why = f"the design bounds the measurable value to [{fmt(e.value_range[0])}, {fmt(e.value_range[1])}]"
+        if e.lower_bound or e.upper_bound:
+            why += " (runs stop at the pull cap)"
     elif possible:
         widest = (min(lo for lo, _ in possible), max(hi for _, hi in possible))
         why = (f"{runs} at the {100 * (1 - 2 * e.alpha):.4g}% level cannot show it: the most extreme intervals "

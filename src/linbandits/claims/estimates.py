@@ -76,8 +76,9 @@ class Estimate:
 
     def possible_intervals(self, alpha: float, thresholds=()) -> list:
         """Intervals the design could give at level alpha: its `outcomes`, else a point anywhere in
-        its value range (at the range's ends and on either side of each threshold), censored as
-        this estimate is."""
+        its value range (at the range's ends and on either side of each threshold). Censoring is an
+        outcome, not the design (runs stop at the cap only when they are slow), so it does not narrow
+        what could be shown; the cap itself does, through the value range."""
         if self.outcomes is not None:
             found = list(self.outcomes(alpha))
         else:
@@ -91,8 +92,7 @@ class Estimate:
             if not math.isfinite(hi):
                 points.append(max(list(thresholds) + [0.0]) + 1e9)
             found = [(p, p) for p in points if lo <= p <= hi]
-        return [(-math.inf if self.upper_bound else low, math.inf if self.lower_bound else high)
-                for low, high in found]
+        return found
 
 
 def _never(_t) -> float:

@@ -101,7 +101,7 @@ class Evidence:
     def shares_seeds(self, name: str) -> bool:
         """Every setting of the experiment plays the same seeds (a fixed `seed`), so trial i of one setting
         and trial i of another are paired; otherwise each setting has its own seed."""
-        return self.experiment(name).seed is not None
+        return getattr(self.experiment(name), "seed", None) is not None
 
 
 class Switched:

@@ -215,7 +215,7 @@ def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> st
 
 def cause_text(claim: dict, verdict: str, rob: dict, scope: str, flip: dict | None = None) -> str:
     """Where a "does not hold" points: the paper (the claims table's `cause`), a protocol choice (a switch
-    under which it does not fail), its scope; failing those, the reproduction's runs themselves."""
+    under which it does not fail, a horizon among them); failing those, the reproduction's runs themselves."""
     if verdict != FAILS_TO_HOLD:
         return ""
     causes = []
@@ -224,8 +224,8 @@ def cause_text(claim: dict, verdict: str, rob: dict, scope: str, flip: dict | No
     flips = [r for r in rob.get("runs", []) if r["verdict"] != FAILS_TO_HOLD and r["default_on_same_settings"] == FAILS_TO_HOLD]
     for r in flips:
         causes.append(f"a protocol choice: with {r['choice']} = {r['value']} it {_verb(r['verdict'])}")
-    if scope:
-        causes.append(f"its scope: measured {scope}")
+    # the scope (e.g. "at n = 10000") is said beside the verdict; it is a cause only where a switch
+    # run of another scope flips the verdict, which the protocol-choice line above already names
     if not causes:
         causes.append("the reproduced runs: no error of the paper and no protocol choice explains it"
                       + (f" (the deciding part {flip['text']})" if flip else ""))

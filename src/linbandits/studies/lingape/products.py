@@ -8,18 +8,13 @@ import numpy as np
 
 from linbandits.products import Product, claims_product
 from linbandits.runs import RunSet
+from linbandits.studies.lingape.published import PUBLISHED_TABLE1, PublishedTable1
 
 TITLE = "LinGapE (Xu, Honda, Sugiyama 2018): the claims of Sec. 7 judged on the reproduced runs"
 SUMMARY_COLUMNS = ["algorithm", "x", "runs", "mean_tau", "sd_tau", "min_tau", "median_tau", "max_tau", "run0_tau",
                    "correct", "censored"]
 TABLE1 = "table1_arm_pulls_d5"
 
-# Table 1 of the paper (d = 5, one run, "An example"), arms 1..6.
-PUBLISHED_TABLE1 = {
-    "XY-static": [1298590, 2546604, 2546666, 2546666, 2546666, 1273742],
-    "LinGapE": [2133, 428889, 19, 34, 33, 11],
-    "XY-oracle": [13646, 2728606, 68, 68, 68, 1],
-}
 # How each published column was made (docs/protocols/lingape.md, section D): said beside the table.
 PUBLISHED_SETTING = {
     "LinGapE": ("the published LinGapE column (total 431,119) is the authors' LinUgapE.py (paper form, greedy "
@@ -47,7 +42,7 @@ def products(ctx) -> list[Product]:
                            caption=spec.get("caption", "lingape_figure").removesuffix(".rst")))
     from linbandits.studies.lingape.quantities import QUANTITIES
 
-    out += claims_product(ctx, TITLE, quantities=QUANTITIES)
+    out += claims_product(ctx, TITLE, quantities=QUANTITIES, witness=PublishedTable1)
     return out
 
 
