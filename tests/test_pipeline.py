@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from linbandits import experiments, products
-from linbandits.claims import VERDICTS
+from linbandits.claims import VERDICTS, report
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
 # shared simulate_<experiment> / instances_<experiment> / runs_<experiment> rule of one of its experiments
@@ -45,6 +45,11 @@ def test_every_study_writes_its_figures_claims_and_logs(full_run):
         claims = json.loads((full_run / f"results/{study}/claims.json").read_text())
         assert claims["study"] == study and claims["claims"], study
         assert all(c["verdict"] in VERDICTS and c["quote"] and c["test"] for c in claims["claims"])
+        # every part of every claim: the verdict agrees with the simultaneous interval printed beside it
+        assert report.disagreements(claims["claims"], claims["level"]) == [], study
+        # every decided claim says where it would flip; every "does not hold" says why
+        assert all(c["flip"] for c in claims["claims"] if c["verdict"] in ("holds", "does not hold")), study
+        assert all(c["cause"] for c in claims["claims"] if c["verdict"] == "does not hold"), study
         assert (full_run / f"results/{study}/claims.md").read_text().startswith("# ")
         logs = list((full_run / "logs" / study / "simulate").rglob("*.log"))
         assert logs, f"no simulate logs under logs/{study}"

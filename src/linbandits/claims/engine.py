@@ -178,9 +178,9 @@ def reach(leaf: Leaf) -> tuple[bool, bool, str]:
         if e.lower_bound or e.upper_bound:
             why += " (runs stop at the pull cap)"
     elif possible:
-        widest = (min(lo for lo, _ in possible), max(hi for _, hi in possible))
-        why = (f"{runs} at the {100 * (1 - 2 * e.alpha):.4g}% level cannot show it: the most extreme intervals "
-               f"reach only [{fmt(widest[0])}, {fmt(widest[1])}]")
+        why = (f"with {runs}, an interval at the {100 * (1 - 2 * e.alpha):.4g}% level has a lower bound of at most "
+               f"{fmt(max(lo for lo, _ in possible))} and an upper bound of at least "
+               f"{fmt(min(hi for _, hi in possible))}")
     else:
         why = f"{runs} cannot show it"
     return can_hold, can_fail, f"the design can never show that it {unreachable}: {why}"
@@ -204,8 +204,10 @@ def leaf_verdict(leaf: Leaf) -> str:
 
 def chosen(edge: float, spec: dict) -> bool:
     """A threshold the reading chose (a margin, a band, a factor), not the natural null of a difference
-    (0) or of a ratio (1)."""
+    (0) or of a ratio (1), nor a published value the claim must equal exactly."""
     if edge == 0:
+        return False
+    if "between" in spec and spec["between"][0] == spec["between"][1]:
         return False
     return not (edge == 1 and "ratio" in str(spec.get("quantity", "")))
 
@@ -363,8 +365,12 @@ def _build_part(spec: dict, evidence):
             for s in settings:
                 if keep is not None and s not in keep:
                     continue
+                # `min_value`: only settings whose swept value is at least this (a reading's scope)
+                if "min_value" in spec and float(evidence.x(exp, s)) < float(spec["min_value"]):
+                    continue
                 # the label names the group; each leaf is named by its setting
-                one = {k: v for k, v in spec.items() if k not in ("each_setting", "experiments", "settings", "label")}
+                one = {k: v for k, v in spec.items()
+                       if k not in ("each_setting", "experiments", "settings", "label", "min_value")}
                 one.update(experiment=exp, setting=s)
                 leaves.append(Leaf("", one, relation_of(one)))
         return Group(how, leaves, label=spec.get("label", ""))

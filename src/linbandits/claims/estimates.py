@@ -166,17 +166,10 @@ def newcombe_interval(e1, n1, e2, n2, alpha: float) -> tuple[float, float]:
 
 
 def proportion_difference(e1: int, n1: int, e2: int, n2: int, alpha: float) -> Estimate:
-    """p1 - p2 of two independent binomials; tested against 0 only, by Fisher's exact test."""
+    """p1 - p2 of two independent binomials: Newcombe's score interval, and the p-values that agree with
+    it at every threshold (a margin as well as 0)."""
     e1, n1, e2, n2 = int(e1), int(n1), int(e2), int(n2)
-    above, below = fisher_greater(e1, n1, e2, n2), fisher_greater(e2, n2, e1, n1)
-
-    def at_zero(p):
-        def test(t):
-            if t != 0:
-                raise ValueError("a difference of error probabilities is tested against 0 only")
-            return p
-        return test
-
+    above, below = p_values_from(lambda a: newcombe_interval(e1, n1, e2, n2, a))
     low, high = newcombe_interval(e1, n1, e2, n2, alpha)
 
     def outcomes(a):
@@ -185,7 +178,7 @@ def proportion_difference(e1: int, n1: int, e2: int, n2: int, alpha: float) -> E
         return [newcombe_interval(x1, n1, x2, n2, a) for x1, x2 in cases]
 
     return Estimate(e1 / n1 - e2 / n2, low, high, min(n1, n2),
-                    "Fisher's exact test (interval: Newcombe)", at_zero(above), at_zero(below),
+                    "Newcombe's score interval (unpaired)", above, below,
                     interval_at=lambda a: newcombe_interval(e1, n1, e2, n2, a), outcomes=outcomes,
                     value_range=(-1.0, 1.0))
 

@@ -133,7 +133,7 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
             runs.append({"choice": choice, "value": value, "verdict": verdict, "default_on_same_settings": same,
                          "experiments": sorted(sw for sw, _ in replacements.values()),
                          "fewer_runs": [f"{n} runs, not {evidence.trials(base)}" for base, n in fewer.items()],
-                         "informative": switched.informative()})
+                         "informative": switched.informative() or not compares_series(claim)})
     untested = [c for c in choices if c not in found]
     # a switch run whose every series gives one and the same constant result (e.g. no series ever errs)
     # cannot tell the algorithms apart: it neither changes a verdict nor makes one robust
@@ -153,6 +153,17 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
             "no_information": [f"{r['choice']} = {r['value']}" for r in silent]}
 
 
+def compares_series(claim: dict) -> bool:
+    """Every part of the claim compares two series (a against b): a ranking claim."""
+    def parts(spec):
+        for p in spec.get("parts", []):
+            if "parts" in p:
+                yield from parts(p)
+            else:
+                yield p
+    return all("b" in p for p in parts(claim))
+
+
 class Recording(Switched):
     """Switched evidence that remembers the columns it answered from the switch runs, to tell whether
     they carry any information (see `informative`)."""
@@ -161,22 +172,26 @@ class Recording(Switched):
         super().__init__(evidence, replacements)
         self.read, self.other_reads = [], 0
 
-    def column(self, name, setting, algorithm, column):
-        values = super().column(name, setting, algorithm, column)
-        if self._source(name, setting, algorithm) != name:
-            self.read.append(np.asarray(values))
-        return values
-
     def curve(self, name, setting, algorithm, curve="regret"):
         self.other_reads += 1
         return super().curve(name, setting, algorithm, curve)
 
+    def column(self, name, setting, algorithm, column):
+        values = Switched.column(self, name, setting, algorithm, column)
+        if self._source(name, setting, algorithm) != name:
+            if column == "correct":
+                self.read.append((algorithm, np.asarray(values)))
+            else:
+                self.other_reads += 1
+        return values
+
     def informative(self) -> bool:
-        """False when every value read from the switch runs is one and the same number."""
-        if self.other_reads or not self.read:
+        """False when the switch runs answered only error indicators, of at least two series, and every
+        one of them is one and the same value (no series ever errs, or every one always does)."""
+        if self.other_reads or len({algorithm for algorithm, _ in self.read}) < 2:
             return True
-        first = self.read[0].flat[0] if self.read[0].size else None
-        return not all(a.size and np.all(a == first) for a in self.read)
+        first = self.read[0][1].flat[0] if self.read[0][1].size else None
+        return not all(a.size and np.all(a == first) for _, a in self.read)
 
 
 def robustness_text(rob: dict, default_verdict: str, default_labels: dict) -> str:
@@ -357,7 +372,9 @@ def published_phrase(r: dict) -> str:
     pub = r.get("published")
     if not pub:
         return "-"
-    return pub["verdict"] + (f" ({pub['why']})" if pub.get("why") and pub["verdict"] != NOT_RUN else "")
+    if pub["verdict"] == NOT_RUN:
+        return "no published data"
+    return pub["verdict"] + (f" ({pub['why']})" if pub.get("why") else "")
 
 
 def decision_phrase(r: dict) -> str:
@@ -480,8 +497,7 @@ def write_claims(results, md_path, json_path, study: str, title: str, intro=(), 
                                             indent=1) + "\n")
 
 
-CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "scope", "cause", "note", "data",
-              "reading"}
+CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "scope", "cause", "note", "data"}
 
 
 def load_claims(path, choices=None) -> list[dict]:

@@ -54,6 +54,9 @@ class PublishedTable1:
     def info(self, exp, setting, algorithm):
         raise Missing("Table 1 records pull counts only")
 
+    def summary(self, exp, setting):
+        raise Missing(f"the paper publishes no instance of {exp}, only Table 1's runs")
+
     def paired_runs(self, exp: str) -> bool:
         return False
 
