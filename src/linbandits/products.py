@@ -18,9 +18,8 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
-import yaml
-
 from linbandits.errors import UserError
+from linbandits.yamlfile import read_yaml
 
 KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
@@ -142,16 +141,6 @@ def study_products(config: dict, study: str) -> list[Product]:
         if p.kind not in KINDS:
             raise UserError(f"study {study}, product {p.name}: kind {p.kind!r} is not one of {', '.join(KINDS)}")
     return products
-
-
-def read_yaml(path, what: str):
-    """A YAML file's content, or one UserError naming the file and what is wrong."""
-    try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{what} {path} does not exist") from None
-    except yaml.YAMLError as exc:
-        raise UserError(f"{what} {path} is not valid YAML: {exc}") from None
 
 
 def load_config(path) -> dict:
