@@ -182,9 +182,8 @@ def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
     return {name: out[name] for name in exps}
 
 
-def study_experiments(config, study: str, published_only: bool = False) -> dict[str, Experiment]:
-    return {n: e for n, e in experiments(config).items()
-            if e.study == study and not (published_only and e.switch_of)}
+def study_experiments(config, study: str) -> dict[str, Experiment]:
+    return {n: e for n, e in experiments(config).items() if e.study == study}
 
 
 def chunks(config, experiment: Experiment) -> list[tuple[int, int]]:
