@@ -237,13 +237,3 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
         out.append(product("robustness", True))
     return out
-
-
-def switch_products(config: dict, study: str) -> list[str]:
-    """The outputs of a study's products that read a switch run (what its switch runs change)."""
-    from linbandits import experiments
-
-    runs = {n for n, e in experiments.study_experiments(config, study).items() if e.switch_of}
-    ctx = Context(config, study)
-    switch_files = {f for n in runs for f in ctx.runs_files(n)}
-    return [f for p in study_products(config, study) if switch_files & set(p.inputs) for f in p.outputs]
