@@ -3,9 +3,12 @@ a crash never leaves a half-written file that a pipeline would take for done."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 
 def _current_umask() -> int:
@@ -41,8 +44,6 @@ def write_text_atomic(path, text: str) -> None:
 
 def jsonable(obj):
     """numpy scalars and arrays as JSON values (json.dumps' `default`)."""
-    import numpy as np
-
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -51,6 +52,4 @@ def jsonable(obj):
 
 
 def write_json_atomic(path, data, indent: int = 2, sort_keys: bool = False) -> None:
-    import json
-
     write_text_atomic(path, json.dumps(data, indent=indent, sort_keys=sort_keys, default=jsonable) + "\n")

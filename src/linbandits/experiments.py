@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
+from linbandits import catalogue
 from linbandits.errors import UserError
 
 
@@ -165,8 +166,6 @@ def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
     not one of them), so experiments that vary only algorithms or options (SW-UCB's switches, the
     the switch runs) need no instance job of their own. Owners are published experiments before
     switch runs, then config order."""
-    from linbandits import catalogue
-
     families = set(catalogue.family_names())
     owners: dict = {}
     out = {}

@@ -18,6 +18,7 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
+from linbandits import catalogue, experiments, paths
 from linbandits.errors import UserError
 from linbandits.yamlfile import read_yaml
 
@@ -41,8 +42,6 @@ class Context:
     """One study's view of a config: its experiments, where their files are, its claims' evidence."""
 
     def __init__(self, config: dict, study: str):
-        from linbandits import experiments, paths
-
         self.config, self.study = config, study
         self.prefix = paths.prefix(config)
         sections = experiments.study_sections(config)
@@ -59,8 +58,6 @@ class Context:
         return "/".join([f"{self.prefix}results/{self.study}", *parts])
 
     def runs_stem(self, experiment: str) -> str:
-        from linbandits import paths
-
         return paths.runs_stem(self.config, self.experiments[experiment])
 
     def runs_files(self, experiment: str) -> list[str]:
@@ -68,8 +65,6 @@ class Context:
         return [f"{stem}.npz", f"{stem}.json"]
 
     def summary_path(self, experiment: str, setting: str) -> str:
-        from linbandits import paths
-
         return paths.instance_path(self.config, self.experiments[experiment], setting, "json")
 
     def summaries(self, experiment: str) -> list[str]:
@@ -87,8 +82,6 @@ class Context:
     # ---------------------------------------------------------------- experiments
     def published(self) -> dict:
         """The experiments of the published protocol (no switch runs, none built only on request)."""
-        from linbandits import experiments
-
         return {n: e for n, e in self.experiments.items() if not experiments.on_request(e) and not e.switch_of}
 
     def switch_runs(self, opt_in: bool = False) -> dict:
@@ -125,8 +118,6 @@ class Context:
 
 
 def study_products(config: dict, study: str) -> list[Product]:
-    from linbandits import catalogue
-
     s = catalogue.studies()[study]
     if not s.products:
         return []
@@ -180,8 +171,6 @@ def main(argv=None) -> int:
 # ------------------------------------------------------------------ the claims product every study shares
 
 def claims_table_path(study: str) -> str:
-    from linbandits import catalogue
-
     module = catalogue.resolve(f"linbandits.studies.{study}")
     return str(Path(module.__file__).with_name("claims.yaml"))
 
