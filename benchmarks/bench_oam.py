@@ -1,6 +1,7 @@
 """Speed of the OAM study: the numba engine against the plain oracle, in one run.
 
-    python benchmarks/bench_oam.py [--runs 5] [--oracle-rounds 1000]
+    python benchmarks/bench_oam.py [--runs 5] [--oracle-rounds 1000] [--configfile config/config.yaml]
+                                   [--circle-arms 100]
 
 1. Per (experiment, algorithm) of config/config.yaml (published horizons, switches
    included): engine microseconds per round on a sample of runs (numba caches warm:
@@ -8,9 +9,10 @@
    on a short run of the same instance, their ratio, and the projected CPU seconds of
    the experiment's published run count.
 2. The allocation program: the closed form (what the hot loops call when k <= 1)
-   against cvxpy on the same instances.
+   against cvxpy on the same instances (the circle with --circle-arms arms, 100 in the paper).
 
-Numbers are single-process, single-thread wall time on this machine.
+Numbers are single-process, single-thread wall time on this machine. Small numbers and the .test
+config (as tests/test_benchmarks_smoke.py runs it) only check that the benchmark runs.
 """
 from __future__ import annotations
 
@@ -58,8 +60,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--oracle-rounds", type=int, default=1000)
+    p.add_argument("--configfile", type=Path, default=ROOT / "config" / "config.yaml",
+                   help="the config whose oam experiments are timed")
+    p.add_argument("--circle-arms", type=int, default=100, help="K of the circle instance the allocation solves")
     args = p.parse_args(argv)
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = yaml.safe_load(args.configfile.read_text())
     total_cpu, total_rounds, oracle_total = 0.0, 0, 0.0
     print(f"{'experiment':24s} {'algorithm':16s} {'n':>7s} {'engine us/rd':>12s} {'oracle us/rd':>12s} "
           f"{'ratio':>7s} {'projected s':>11s}")
@@ -81,7 +86,8 @@ def main(argv=None) -> int:
           f"(plus job start-up), plain oracle {oracle_total / 60:.0f} CPU-min projected: "
           f"ratio {oracle_total / total_cpu:.0f}x")
     print("\nallocation program, per solve:")
-    for label, family, settings in (("5.1 u=0.1 (k=1)", "oam_fixed", {}), ("circle K=100 (k=1)", "oam_circle", {}),
+    for label, family, settings in (("5.1 u=0.1 (k=1)", "oam_fixed", {}),
+                                    (f"circle K={args.circle_arms} (k=1)", "oam_circle", {"K": args.circle_arms}),
                                     ("scenario one (k=1)", "oam_scenario_one", {})):
         inst = build_instance(family, settings)
         gaps = gaps_of(inst.actions, inst.theta)

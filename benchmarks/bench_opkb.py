@@ -1,23 +1,29 @@
 """Benchmark of the opkb study: fast engines against the plain round-by-round oracles (same runs, same
 numbers), the per-run cost of every kernel algorithm at the published size, projected to the default
-target (`snakemake opkb`: every experiment of config/config.yaml), and this code against a baseline commit
-in the same run.
+target (`snakemake opkb`: every experiment of config/config.yaml, or of --configfile), and this code against a
+baseline commit in the same run.
 
-    PYTHONPATH=src python benchmarks/bench_opkb.py [--quick] [--neural]
+    PYTHONPATH=src python benchmarks/bench_opkb.py [--quick] [--neural] [--configfile config/config.yaml]
     PYTHONPATH=src python benchmarks/bench_opkb.py --baseline core [--seeds 5] [--opt-in] [--repeat 2]
+                                                   [--experiments NAME ...]
 
 Prints CPU seconds (process time, one BLAS thread) and the fast/plain ratios. The GP-UCB family's compiled
 round loops are loaded (or compiled, on a fresh checkout) before any timing: a pipeline process pays that
 once (about 0.5 CPU-s from numba's cache), not once a run.
 
---baseline REV: the baseline's src/ (`git archive REV`) and this checkout's are timed on the same cells, one
-subprocess per (version, experiment, algorithm), the two versions alternating (and their order reversed on
-each repeat, so that a drift of the machine's speed favours neither): every experiment of the default target
-(switch runs included; --opt-in adds the opt-in ones but the neural variants) on its first --seeds instance
-seeds, one run each, as the pipeline runs them (the pipeline's job seeds). Per cell: CPU-s a run of each
-version (the least over repeats), their ratio, and whether both versions' runs are bit for bit the same
-(every CSV column and curve). Then per algorithm and per experiment, and the fixed cost of a simulate job
-(process CPU of `linbandits simulate-cells` on one published-size cell, less the CPU its run took).
+--baseline REV: the baseline's src/ (`git archive REV`; or REV is a directory: another checkout's src/) and
+this checkout's are timed on the same cells, one subprocess per (version, experiment, algorithm), the two
+versions alternating (and their order reversed on each repeat, so that a drift of the machine's speed favours
+neither): every experiment of the default target (or those of --experiments; switch runs included; --opt-in
+adds the opt-in ones but the neural variants) on its first --seeds instance seeds, one run each, as the
+pipeline runs them (the pipeline's job seeds). Per cell: CPU-s a run of each version (the least over
+repeats), their ratio, and whether both versions' runs are bit for bit the same (every CSV column and
+curve). Then per algorithm and per experiment, and the fixed cost of a simulate job (process CPU of
+`linbandits simulate-cells` on the config's first Env 1 cell, less the CPU its run took) of the timed
+algorithms.
+
+The .test config, --quick or --experiments with one small experiment, and --baseline src (this checkout
+against itself) make the tiny cases tests/test_benchmarks_smoke.py runs: they only check that it runs.
 """
 from __future__ import annotations
 
@@ -46,7 +52,7 @@ def cpu(fn):
 
 # ------------------------------------------------------------------ worker (runs under either version's src/)
 
-def worker(experiment: str, algorithm: str, seeds: int) -> int:
+def worker(experiment: str, algorithm: str, seeds: int, configfile: Path) -> int:
     """One (experiment, algorithm) on its first `seeds` settings, under the linbandits on PYTHONPATH: prints
     JSON {cpu: [CPU-s of each run], digest: md5 of every run's columns and curves}."""
     import numpy as np
@@ -57,7 +63,7 @@ def worker(experiment: str, algorithm: str, seeds: int) -> int:
     from linbandits.studies.opkb.blas import one_blas_thread
 
     one_blas_thread()
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = yaml.safe_load(configfile.read_text())
     exp = experiments.study_experiments(config, "opkb")[experiment]
     digest = hashlib.md5()
     seconds = []
@@ -92,7 +98,9 @@ def warm_compiled_loops():
 # ------------------------------------------------------------------ this checkout against a baseline
 
 def baseline_src(rev: str, into: Path) -> Path:
-    """src/ of commit `rev`, extracted under `into`."""
+    """src/ of commit `rev`, extracted under `into`; `rev` itself when it is a directory of the package."""
+    if (Path(rev) / "linbandits").is_dir():
+        return Path(rev).resolve()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "src"], check=True,
                              capture_output=True).stdout
     with tempfile.TemporaryFile() as handle:
@@ -103,25 +111,41 @@ def baseline_src(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def run_worker(src: Path, experiment: str, algorithm: str, seeds: int) -> dict:
+def run_worker(src: Path, experiment: str, algorithm: str, seeds: int, configfile: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
-    out = subprocess.run([sys.executable, __file__, "--worker", experiment, algorithm, str(seeds)], env=env,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, __file__, "--worker", experiment, algorithm, str(seeds),
+                          "--configfile", str(configfile)], env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def cells(opt_in: bool):
+def cells(opt_in: bool, configfile: Path, only=None):
     import yaml
 
     from linbandits import experiments
 
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for name, exp in experiments.study_experiments(config, "opkb").items():
+    config = yaml.safe_load(configfile.read_text())
+    exps = experiments.study_experiments(config, "opkb")
+    unknown = sorted(set(only or ()) - set(exps))
+    if unknown:
+        sys.exit(f"--experiments: {', '.join(unknown)} not in {configfile}; its opkb experiments: {', '.join(exps)}")
+    for name, exp in exps.items():
         if exp.opt_in and not (opt_in and exp.opt_in == "robustness"):
+            continue
+        if only and name not in only:
             continue
         for algorithm in exp.algorithms:
             if algorithm not in NEURAL:
                 yield name, algorithm, len(exp.setting_ids()) * exp.trials
+
+
+def env1_setting(configfile: Path) -> str:
+    """The settings of the config's first Env 1 instance, as `linbandits instance --setting` takes them."""
+    import yaml
+
+    from linbandits import experiments
+
+    exp = experiments.study_experiments(yaml.safe_load(configfile.read_text()), "opkb")["opkb_env1"]
+    return ",".join(f"{k}={v}" for k, v in exp.instance_settings(exp.setting_ids()[0]).items())
 
 
 def startup_cost(src: Path, workdir: Path, algorithm: str, instance_file: Path) -> float:
@@ -144,13 +168,13 @@ def compare(args) -> int:
               f"{args.seeds} seed(s) per experiment, {args.repeat} repeat(s); load average "
               f"{os.getloadavg()[0]:.2f} at the start", flush=True)
         rows = []
-        for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in)):
+        for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in, args.configfile, args.experiments)):
             best = {}
             digests = {}
             for r in range(args.repeat):
                 order = ["baseline", "current"] if (k + r) % 2 == 0 else ["current", "baseline"]
                 for version in order:
-                    result = run_worker(versions[version], experiment, algorithm, args.seeds)
+                    result = run_worker(versions[version], experiment, algorithm, args.seeds, args.configfile)
                     per_run = sum(result["cpu"]) / len(result["cpu"])
                     best[version] = min(best.get(version, per_run), per_run)
                     digests.setdefault(version, set()).add(result["digest"])
@@ -176,11 +200,13 @@ def compare(args) -> int:
               f"{cur:.0f} CPU-s, ratio {base / cur:.2f}; every cell's runs bit for bit the same: "
               f"{'yes' if all(r[5] for r in rows) else 'NO'}")
         instance_file = tmp / "env1_seed0.npz"
+        setting = env1_setting(args.configfile)
         subprocess.run([sys.executable, "-m", "linbandits", "instance", "--instance", "opkb_env1", "--setting",
-                        "seed=0", "--out", str(instance_file), "--summary", str(tmp / "env1_seed0.json")],
+                        setting, "--out", str(instance_file), "--summary", str(tmp / "env1_seed0.json")],
                        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True, capture_output=True)
-        print("\nfixed cost of a simulate job (process CPU-s less the run's), one published-size Env 1 cell:")
-        for algorithm in ("ADA-OPKB", "OPKB", "SW-GPUCB", "WGPUCB"):
+        print(f"\nfixed cost of a simulate job (process CPU-s less the run's), one Env 1 cell ({setting}):")
+        timed = {row[1] for row in rows}
+        for algorithm in [a for a in ("ADA-OPKB", "OPKB", "SW-GPUCB", "WGPUCB") if a in timed]:
             costs = {v: [] for v in versions}
             for r in range(args.repeat + 1):
                 for version in (["baseline", "current"] if r % 2 == 0 else ["current", "baseline"]):
@@ -201,10 +227,13 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=5, help="--baseline: instance seeds per experiment")
     p.add_argument("--repeat", type=int, default=1, help="--baseline: repeats (the least CPU counts)")
     p.add_argument("--opt-in", action="store_true", help="--baseline: also the opt-in switch runs")
+    p.add_argument("--experiments", nargs="+", metavar="NAME", help="--baseline: only these experiments")
+    p.add_argument("--configfile", type=Path, default=ROOT / "config" / "config.yaml",
+                   help="the config whose opkb experiments are timed and projected")
     p.add_argument("--worker", nargs=3, metavar=("EXPERIMENT", "ALGORITHM", "SEEDS"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
-        return worker(args.worker[0], args.worker[1], int(args.worker[2]))
+        return worker(args.worker[0], args.worker[1], int(args.worker[2]), args.configfile)
     if args.baseline:
         return compare(args)
 
@@ -242,7 +271,7 @@ def main(argv=None) -> int:
           f"ratio {plain / fast:.1f}")
     if args.quick:
         return 0
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = yaml.safe_load(args.configfile.read_text())
     total = {"default": 0.0, "opt-in": 0.0}
     for name, exp in experiments.study_experiments(config, "opkb").items():
         if set(exp.algorithms) <= NEURAL and not args.neural:

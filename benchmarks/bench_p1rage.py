@@ -1,6 +1,8 @@
 """Trial throughput of the engine, against the round-by-round oracle, in one run.
 
     python benchmarks/bench_p1rage.py [--trials 1000] [--oracle-trials 3] [--grid-sample 300]
+                                      [--memory-trials 1000] [--configfile config/config.yaml]
+                                      [--horizon 10000] [--yahoo-horizon 21000]
 
 1. For Soare non-stationary (s = 2.5, L = 1800, T = 10^4) and multivariate
    non-stationary (s = 2, L = 900, T = 10^4): trials per second of each
@@ -8,10 +10,12 @@
    is included) and in the oracle (tests/p1rage/p1rage_oracle), and their ratio.
 2. A projection of the CPU time of the whole published grid (spec C trial
    counts, config/config.yaml): each (experiment, algorithm) is timed on a
-   sample of trials at its middle setting and scaled to its trial count.
+   sample of trials at its middle setting and scaled to its trial count (the published
+   experiments: switch runs, which vary one of them, are left out).
 3. Peak memory of one simulate of 1000 trials at T = 21000 (Yahoo-sized).
 
-Numbers are wall-clock on this machine, single process, single thread.
+Numbers are wall-clock on this machine, single process, single thread. Small numbers and the
+.test config (as tests/test_benchmarks_smoke.py runs it) only check that the benchmark runs.
 """
 from __future__ import annotations
 
@@ -53,8 +57,8 @@ def oracle_rate(name, inst, n):
 
 
 def head_to_head(args):
-    cases = [("soare_osci", {"s": 2.5, "L": 1800, "T": 10000}),
-             ("multi_osci", {"series": "scale", "s": 2, "L": 900, "T": 10000})]
+    cases = [("soare_osci", {"s": 2.5, "L": 1800, "T": args.horizon}),
+             ("multi_osci", {"series": "scale", "s": 2, "L": 900, "T": args.horizon})]
     print(f"## Engine vs round-by-round oracle ({args.trials} engine trials, {args.oracle_trials} oracle trials)\n")
     print("| instance | algorithm | engine trials/s | oracle trials/s | ratio |")
     print("|---|---|---:|---:|---:|")
@@ -67,18 +71,18 @@ def head_to_head(args):
 
 
 def grid_projection(args):
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    exps = experiments.experiments(config)
+    config = yaml.safe_load(args.configfile.read_text())
+    exps = experiments.study_experiments(config, "p1rage")
     print(f"\n## Projected CPU time of the published grid ({args.grid_sample} sampled trials per cell)\n")
     print("| experiment | settings | trials per setting | algorithm | trials/s | projected CPU s |")
     print("|---|---:|---:|---|---:|---:|")
     total_s, total_trials = 0.0, 0
     for exp in exps.values():
-        if exp.ablation_of:
-            continue  # the published grid only; ablations have their own target
+        if exp.switch_of:
+            continue  # the published grid only
         if exp.instance not in family_names():
             # Yahoo: the synthetic stand-in has the same shape (K = d = 24, T = 21000).
-            inst = yahoo_like_instance()
+            inst = yahoo_like_instance(args.yahoo_horizon)
         else:
             mid = exp.setting_ids()[len(exp.setting_ids()) // 2]
             inst = build_instance(exp.instance, exp.instance_settings(mid))
@@ -94,26 +98,26 @@ def grid_projection(args):
           f"(simulation only; one process per chunk adds ~1 s of start-up and design warm-up per job).")
 
 
-def yahoo_like_instance():
-
+def yahoo_like_instance(T=21000):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(24, 24))
     days = rng.normal(scale=0.05, size=(7, 24))
     thetas = np.repeat(days, 500, axis=0)
-    thetas = np.tile(thetas, (21000 // len(thetas) + 1, 1))[:21000]
+    thetas = np.tile(thetas, (T // len(thetas) + 1, 1))[:T]
     return LinearInstance("yahoo-like", X, thetas, noise_sd=1.0)
 
 
-def peak_memory():
-    inst = yahoo_like_instance()
+def peak_memory(args):
+    inst = yahoo_like_instance(args.yahoo_horizon)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "inst.npz"
         save_instance(path, inst)
-        print("\n## Peak memory of one simulate process (1000 trials, T = 21000, K = d = 24)\n")
+        print(f"\n## Peak memory of one simulate process ({args.memory_trials} trials, T = {args.yahoo_horizon}, "
+              "K = d = 24)\n")
         for name in ALGORITHMS:
             code = ("import resource,sys; from linbandits.cli import main; "
-                    f"main(['simulate','--instance-file','{path}','--algorithm','{name}','--trials','1000',"
-                    f"'--seed','1','--out','{tmp}/o.csv']); "
+                    f"main(['simulate','--instance-file','{path}','--algorithm','{name}',"
+                    f"'--trials','{args.memory_trials}','--seed','1','--out','{tmp}/o.csv']); "
                     "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
             print(f"- {name}: {int(out.stdout.split()[-1]) / 1024:.0f} MiB", flush=True)
@@ -124,6 +128,11 @@ def main():
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--oracle-trials", type=int, default=3)
     parser.add_argument("--grid-sample", type=int, default=300)
+    parser.add_argument("--memory-trials", type=int, default=1000)
+    parser.add_argument("--configfile", type=Path, default=ROOT / "config" / "config.yaml",
+                        help="the config whose p1rage experiments the projection times")
+    parser.add_argument("--horizon", type=int, default=10000, help="T of the head-to-head instances")
+    parser.add_argument("--yahoo-horizon", type=int, default=21000, help="T of the Yahoo-sized instance")
     parser.add_argument("--skip", nargs="*", default=[], choices=["head", "grid", "memory"])
     args = parser.parse_args()
     if "head" not in args.skip:
@@ -131,7 +140,7 @@ def main():
     if "grid" not in args.skip:
         grid_projection(args)
     if "memory" not in args.skip:
-        peak_memory()
+        peak_memory(args)
 
 
 if __name__ == "__main__":

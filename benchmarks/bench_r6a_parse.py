@@ -4,7 +4,9 @@
 
 The day file is generated in a temporary directory (or DIR, reused if present);
 the parse runs in a child process so its peak RSS (resource.getrusage) is the
-parse's own, not the generator's. Budget: <= 3 minutes and <= 2 GiB per day.
+parse's own, not the generator's. Budget: <= 3 minutes and <= 2 GiB per day, judged from
+1M lines up (on fewer, the start-up dominates the rate and the projection to a day means nothing:
+`--lines 2000` only checks that the benchmark runs).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 DAY = "20090501"
 BUDGET_SECONDS = 180
 BUDGET_BYTES = 2 * 1024 ** 3
+JUDGED_FROM_LINES = 1_000_000
 
 
 def generate(out_dir: Path, lines: int) -> Path:
@@ -37,7 +40,7 @@ def generate(out_dir: Path, lines: int) -> Path:
 
 def child(r6a_dir: str) -> None:
     """Run the real CLI command and report wall time and peak RSS as JSON."""
-    from linbandits.yahoo import cli
+    from linbandits.r6a import cli
     out = Path(r6a_dir)
     t0 = time.perf_counter()
     code = cli.main(["yahoo-parse", "--r6a-dir", r6a_dir, "--day", DAY,
@@ -71,7 +74,13 @@ def main() -> int:
     print(f"parsed {res['lines']} lines in {res['seconds']:.1f} s: {rate:,.0f} lines/s "
           f"(a 4.5M-line day: {per_day:.0f} s, budget {BUDGET_SECONDS} s)")
     print(f"peak RSS {res['peak_rss_bytes'] / 2 ** 20:.0f} MiB (budget {BUDGET_BYTES / 2 ** 20:.0f} MiB)")
-    ok = res["exit"] == 0 and per_day <= BUDGET_SECONDS and res["peak_rss_bytes"] <= BUDGET_BYTES
+    if res["exit"] != 0:
+        print(f"yahoo-parse exited with {res['exit']}", file=sys.stderr)
+        return 1
+    if args.lines < JUDGED_FROM_LINES:
+        print(f"budget not judged: {args.lines} lines are too few to project a day (from {JUDGED_FROM_LINES:,})")
+        return 0
+    ok = per_day <= BUDGET_SECONDS and res["peak_rss_bytes"] <= BUDGET_BYTES
     print("within budget" if ok else "OVER BUDGET")
     return 0 if ok else 1
 

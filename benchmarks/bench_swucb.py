@@ -1,13 +1,16 @@
 """Rounds per second of the compiled SW-UCB, BOB and EXP3.S against plain per-round numpy, in one run,
 and a projection of the whole published study's CPU time.
 
-    python benchmarks/bench_swucb.py [--T 240000] [--runs 5] [--plain-rounds 20000]
+    python benchmarks/bench_swucb.py [--T 240000] [--runs 5] [--plain-rounds 20000] [--configfile config/config.yaml]
 
 1. Fig. 2's instance at T (Fig. 1's for EXP3.S): the package's runs (numba, noise matrix included)
    against a plain per-round implementation in numpy (incremental V and b, numpy.linalg.solve each
    round; EXP3.S with numpy arrays), timed on the first `plain-rounds` rounds; ratio = fast / plain.
 2. Projection: every (experiment, series, T) of config/config.yaml timed on 2 runs and scaled to
    its run count (process CPU time, so other load on the machine counts less).
+
+Small numbers and the .test config (as tests/test_benchmarks_smoke.py runs it) only check that the
+benchmark runs.
 """
 from __future__ import annotations
 
@@ -109,8 +112,8 @@ def head_to_head(args):
     print(f"| EXP3.S | {fast:,.0f} | {plain:,.0f} | {fast / plain:.0f}x |")
 
 
-def projection():
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+def projection(configfile: Path):
+    config = yaml.safe_load(configfile.read_text())
     total_cpu, total_rounds = 0.0, 0
     print("\n## Projected CPU of the published study (2 runs per series and T, scaled)\n")
     print("| experiment | series | rounds | projected CPU-s |")
@@ -138,10 +141,12 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--plain-rounds", type=int, default=20000)
     p.add_argument("--no-projection", action="store_true")
+    p.add_argument("--configfile", type=Path, default=ROOT / "config" / "config.yaml",
+                   help="the config whose swucb experiments the projection times")
     args = p.parse_args(argv)
     head_to_head(args)
     if not args.no_projection:
-        projection()
+        projection(args.configfile)
     return 0
 
 

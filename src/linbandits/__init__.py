@@ -8,6 +8,10 @@ __version__ = "0.1.0"
 
 __all__ = ["build_instance", "make_algorithm", "algorithm_names", "instance_families", "__version__"]
 
+# Each function imports the catalogue when called, not this file at its top: every import of a
+# submodule (linbandits.errors, ...) runs this file first, and would load the catalogue (numpy, every
+# study's declaration) with it, and the catalogue imports submodules of this package.
+
 
 def build_instance(family: str, settings: dict | None = None):
     """An instance of a family (e.g. "soare_sto"); settings override the published defaults."""

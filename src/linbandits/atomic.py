@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 from linbandits.errors import UserError
 
@@ -178,8 +181,6 @@ def write_text_atomic(path, text: str) -> None:
 
 def jsonable(obj):
     """numpy scalars and arrays as JSON values (json.dumps' `default`)."""
-    import numpy as np
-
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -188,6 +189,4 @@ def jsonable(obj):
 
 
 def write_json_atomic(path, data, indent: int = 2, sort_keys: bool = False) -> None:
-    import json
-
     write_text_atomic(path, json.dumps(data, indent=indent, sort_keys=sort_keys, default=jsonable) + "\n")

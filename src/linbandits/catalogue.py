@@ -13,6 +13,7 @@ import inspect
 import numbers
 import pkgutil
 
+import linbandits.studies
 from linbandits.errors import UserError, unknown_name
 from linbandits.study import Study
 
@@ -34,13 +35,11 @@ def resolve(target: str):
 
 @functools.lru_cache(maxsize=None)
 def studies() -> dict[str, Study]:
-    import linbandits.studies as package
-
     found = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+    for info in sorted(pkgutil.iter_modules(linbandits.studies.__path__), key=lambda m: m.name):
         if not info.ispkg:
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        module = importlib.import_module(f"linbandits.studies.{info.name}")
         study = getattr(module, "STUDY", None)
         if study is None:
             continue

@@ -9,7 +9,10 @@ OSError, naming its path.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -18,7 +21,11 @@ import numpy as np
 
 from linbandits import __version__
 from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
+from linbandits.catalogue import (build_instance, commands, describe_algorithms, describe_instances, make_algorithm,
+                                  resolve, study_of_algorithm)
 from linbandits.errors import OneLineArgumentParser, UserError, check_seed
+from linbandits.npzfile import write_npz
+from linbandits.problems import load_instance_file, save_instance
 
 # Shared subcommands implemented elsewhere, imported only when used: they pull
 # in pandas, scipy or matplotlib, which `simulate` should not pay for. Each
@@ -50,9 +57,6 @@ def parse_pairs(items, what: str) -> dict:
 
 
 def load_instance(args):
-    from linbandits.catalogue import build_instance
-    from linbandits.problems import load_instance_file
-
     settings = parse_pairs(args.setting, "--setting")
     if args.instance_file:
         return load_instance_file(args.instance_file, settings)
@@ -79,9 +83,6 @@ def check_run_range(trials: int, first_trial: int) -> None:
 def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: int, n_trials: int,
                   out: str, curves: str | None, provenance: dict) -> None:
     """Runs first_trial.. of one algorithm on one instance and writes the CSV, its sidecar and curves."""
-    from linbandits.catalogue import make_algorithm, study_of_algorithm
-    from linbandits.npzfile import write_npz
-
     study = study_of_algorithm(name)
     algorithm = make_algorithm(name, instance, options)
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -186,17 +187,11 @@ def job_context(algorithm: str):
     """The context the algorithm's study enters once around all the cells of a job (its
     `Study.job_context`, e.g. P1-RAGE's design cache shared by the settings of one arm set);
     a null context for a study without one."""
-    import contextlib
-
-    from linbandits import catalogue
-
-    hook = catalogue.study_of_algorithm(algorithm).job_context
-    return catalogue.resolve(hook)() if hook else contextlib.nullcontext()
+    hook = study_of_algorithm(algorithm).job_context
+    return resolve(hook)() if hook else contextlib.nullcontext()
 
 
 def simulate_listed_cell(args, options, instance_file, seed, out) -> None:
-    from linbandits.problems import load_instance_file
-
     seed = cell_seed(instance_file, seed, out)
     simulate_cell(args.algorithm, load_instance_file(instance_file, {}), options, seed, args.first_trial,
                   args.trials, out, curves_path(out) if args.curves else None,
@@ -214,8 +209,6 @@ def cell_seed(instance_file, seed, out) -> int:
 
 
 def write_instance(instance, out: str, summary: str) -> None:
-    from linbandits.problems import save_instance
-
     for path in (out, summary):   # both before either: never an instance file without its summary
         check_writable(path)
     save_instance(out, instance)
@@ -229,8 +222,6 @@ def cmd_instance(args) -> int:
 
 def cmd_instance_cells(args) -> int:
     """Every setting of one experiment's instance family in one process (one pipeline job)."""
-    from linbandits.catalogue import build_instance
-
     common = parse_pairs(args.setting, "--setting")
     for cell_settings, out, summary in args.cell:
         write_instance(build_instance(args.instance, {**common, **parse_pairs([cell_settings], "--cell")}),
@@ -243,8 +234,6 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
     (it imports every algorithm)."""
     catalogue = ""
     if full_help:
-        from linbandits.catalogue import describe_algorithms, describe_instances
-
         catalogue = f"{describe_instances()}\n\n{describe_algorithms()}"
     parser = OneLineArgumentParser(
         prog="linbandits", formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -319,14 +308,10 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
 
 
 def delegated_commands() -> dict:
-    from linbandits.catalogue import commands
-
     return {**SHARED_COMMANDS, **commands()}
 
 
 def run_delegated(target: str, argv) -> int:
-    import importlib
-
     if ":" in target:
         module, func = target.split(":")
         return getattr(importlib.import_module(module), func)(argv[1:]) or 0
@@ -349,8 +334,6 @@ def dispatch(argv) -> int:
 def cmd_batch(args) -> int:
     """Several commands in one process, in order; stops at the first that fails. A bundled simulate job
     (preview) runs every algorithm of an experiment so: one start-up and one numba load, not one each."""
-    import shlex
-
     lines = list(args.commands)
     if args.file is not None:
         if not args.file.is_file():

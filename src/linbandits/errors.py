@@ -4,6 +4,7 @@ The CLI and the pipeline catch `UserError` and print its message alone (no
 traceback): the message must name the problem and say how to fix it.
 """
 import argparse
+import numbers
 
 
 class UserError(Exception):
@@ -17,8 +18,6 @@ def unknown_name(kind: str, name: str, valid) -> UserError:
 
 def check_seed(seed, what: str = "--seed") -> int:
     """A seed (command line or API): numpy's SeedSequence takes non-negative integers only."""
-    import numbers
-
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise UserError(f"{what} must be an integer, got {seed!r}")
     if seed < 0:

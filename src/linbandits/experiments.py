@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
+from linbandits import catalogue
 from linbandits.errors import UserError
 
 
@@ -165,8 +166,6 @@ def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
     not one of them), so experiments that vary only algorithms or options (SW-UCB's switches, the
     the switch runs) need no instance job of their own. Owners are published experiments before
     switch runs, then config order."""
-    from linbandits import catalogue
-
     families = set(catalogue.family_names())
     owners: dict = {}
     out = {}
@@ -182,9 +181,8 @@ def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
     return {name: out[name] for name in exps}
 
 
-def study_experiments(config, study: str, published_only: bool = False) -> dict[str, Experiment]:
-    return {n: e for n, e in experiments(config).items()
-            if e.study == study and not (published_only and e.switch_of)}
+def study_experiments(config, study: str) -> dict[str, Experiment]:
+    return {n: e for n, e in experiments(config).items() if e.study == study}
 
 
 def chunks(config, experiment: Experiment) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ import shlex
 
 from linbandits.experiments import (Experiment, by_study, chunk_bounds, chunk_names, on_request,
                                     own_instance_settings, seed_of)
-from linbandits.paths import bundled_simulate_outputs, instance_path, raw_path, simulate_outputs
+from linbandits.paths import bundled_simulate_outputs, instance_path, raw_inputs, raw_path, runs_stem, simulate_outputs
 
 
 def setting_args(settings: dict) -> str:
@@ -114,8 +114,6 @@ instance_jobs = experiment_jobs
 def collect_command(config, exps: list[Experiment], curves) -> str:
     """The command (after `linbandits`) of a runs job: `collect-runs` for each experiment of `exps`;
     curves(exp) says whether its simulate jobs write curves."""
-    from linbandits.paths import raw_inputs, runs_stem
-
     return batch_command([
         f"collect-runs --study {e.study} --experiment {e.name} --trials {e.trials}"
         + (" --curves" if curves(e) else "")

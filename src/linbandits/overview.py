@@ -10,9 +10,11 @@ from results/<study>/claims.json beside it. A study whose section says `enabled:
 """
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
+from linbandits import catalogue, products
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
 from linbandits.claims.report import DEPENDS, counts, decision_phrase, published_phrase, verdict_phrase
@@ -30,12 +32,8 @@ def read_json(path) -> dict:
 
 def study_entry(snapshot) -> dict:
     """What the overview says of one study, from its config snapshot and its claims file."""
-    from linbandits import products
-
     config = products.load_config(snapshot)
     (name, section), = config["studies"].items()
-    from linbandits import catalogue
-
     paper = section.get("paper") or catalogue.studies()[name].paper
     entry = {"name": name, "paper": paper, "enabled": True,
              "figures": [], "claims": [], "claims_file": str(Path(snapshot).with_name("claims.md"))}
@@ -99,8 +97,6 @@ def totals(studies: list[dict]) -> dict:
 
 
 def main(argv=None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(prog="linbandits overview", description="Write the overview page.")
     parser.add_argument("--study", action="append", dest="entries", type=lambda v: ("study", v), metavar="CONFIG",
                         help="an enabled study's config snapshot (results/<study>/config.yaml)")
@@ -117,8 +113,6 @@ def main(argv=None) -> int:
 
 
 def disabled_entry(name: str) -> dict:
-    from linbandits import catalogue
-
     if name not in catalogue.studies():
         raise UserError(f"--disabled {name}: no such study; the studies are: {', '.join(catalogue.studies())}")
     return {"name": name, "paper": catalogue.studies()[name].paper, "enabled": False, "figures": [], "claims": []}

@@ -18,9 +18,9 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
-import yaml
-
+from linbandits import catalogue, experiments, paths
 from linbandits.errors import UserError
+from linbandits.yamlfile import read_yaml
 
 KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
@@ -42,8 +42,6 @@ class Context:
     """One study's view of a config: its experiments, where their files are, its claims' evidence."""
 
     def __init__(self, config: dict, study: str):
-        from linbandits import experiments, paths
-
         self.config, self.study = config, study
         self.prefix = paths.prefix(config)
         sections = experiments.study_sections(config)
@@ -60,8 +58,6 @@ class Context:
         return "/".join([f"{self.prefix}results/{self.study}", *parts])
 
     def runs_stem(self, experiment: str) -> str:
-        from linbandits import paths
-
         return paths.runs_stem(self.config, self.experiments[experiment])
 
     def runs_files(self, experiment: str) -> list[str]:
@@ -69,8 +65,6 @@ class Context:
         return [f"{stem}.npz", f"{stem}.json"]
 
     def summary_path(self, experiment: str, setting: str) -> str:
-        from linbandits import paths
-
         return paths.instance_path(self.config, self.experiments[experiment], setting, "json")
 
     def summaries(self, experiment: str) -> list[str]:
@@ -88,8 +82,6 @@ class Context:
     # ---------------------------------------------------------------- experiments
     def published(self) -> dict:
         """The experiments of the published protocol (no switch runs, none built only on request)."""
-        from linbandits import experiments
-
         return {n: e for n, e in self.experiments.items() if not experiments.on_request(e) and not e.switch_of}
 
     def switch_runs(self, opt_in: bool = False) -> dict:
@@ -126,8 +118,6 @@ class Context:
 
 
 def study_products(config: dict, study: str) -> list[Product]:
-    from linbandits import catalogue
-
     s = catalogue.studies()[study]
     if not s.products:
         return []
@@ -142,24 +132,6 @@ def study_products(config: dict, study: str) -> list[Product]:
         if p.kind not in KINDS:
             raise UserError(f"study {study}, product {p.name}: kind {p.kind!r} is not one of {', '.join(KINDS)}")
     return products
-
-
-def read_yaml(path, what: str):
-    """A YAML file's content, or one UserError naming the file, what is wrong and what to do."""
-    remedy = f"give the path of the {what} file itself" + (" (results/<study>/config.yaml)" if what == "config" else "")
-    try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{what} {path} does not exist") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{what} {path} is not a text (UTF-8) file; {remedy}") from None
-    except OSError as exc:   # a directory, no permission
-        raise UserError(f"{what} {path} cannot be read: {exc.strerror}; {remedy}") from None
-    except yaml.YAMLError as exc:
-        mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
-        where = (f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark and problem
-                 else " ".join(str(exc).split()))
-        raise UserError(f"{what} {path} is not valid YAML ({where}); fix it there") from None
 
 
 def load_config(path) -> dict:
@@ -203,8 +175,6 @@ def main(argv=None) -> int:
 # ------------------------------------------------------------------ the claims product every study shares
 
 def claims_table_path(study: str) -> str:
-    from linbandits import catalogue
-
     module = catalogue.resolve(f"linbandits.studies.{study}")
     return str(Path(module.__file__).with_name("claims.yaml"))
 
@@ -262,13 +232,3 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
         out.append(product("robustness", True))
     return out
-
-
-def switch_products(config: dict, study: str) -> list[str]:
-    """The outputs of a study's products that read a switch run (what its switch runs change)."""
-    from linbandits import experiments
-
-    runs = {n for n, e in experiments.study_experiments(config, study).items() if e.switch_of}
-    ctx = Context(config, study)
-    switch_files = {f for n in runs for f in ctx.runs_files(n)}
-    return [f for p in study_products(config, study) if switch_files & set(p.inputs) for f in p.outputs]

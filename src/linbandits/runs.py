@@ -11,6 +11,7 @@ whichever product shows it. `mean_se` and `curve_mean_se` are the one mean / sta
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import re
@@ -36,6 +37,8 @@ def parse_chunk_path(path: str) -> tuple[str, str]:
 
 def collect(chunks: list[str], trials: int, curves: bool) -> tuple[dict, dict]:
     """(arrays, meta) of one experiment from its raw chunks; every problem is one UserError."""
+    # here, not at the top: tables imports pandas (about 0.3 s), which the products that read runs
+    # files through this module (and Snakemake, listing them) do not need
     from linbandits.tables import collect_trials
 
     groups: dict[tuple[str, str], list[str]] = {}
@@ -172,8 +175,6 @@ def curve_mean_se(curves) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main_collect(argv=None) -> int:
-    import argparse
-
     p = argparse.ArgumentParser(prog="linbandits collect-runs",
                                 description="Check an experiment's raw chunks and write its runs file.")
     p.add_argument("--study", required=True)

@@ -8,8 +8,13 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import jsonschema
+import yaml
+
+from linbandits import catalogue
 from linbandits.errors import UserError
 from linbandits.experiments import experiments, study_sections
+from linbandits.options import parse_options
 
 
 # Panel keys that name further experiments drawn in the same panel.
@@ -21,8 +26,6 @@ STUDIES_DIR = Path(__file__).parent / "studies"
 
 def check_config(config) -> None:
     """Checks the schema cannot express: names that must exist elsewhere."""
-    from linbandits import catalogue
-
     algorithm_names = catalogue.algorithm_names()
     families = set(catalogue.family_names())
     exps = experiments(config)
@@ -122,9 +125,6 @@ def check_study_algorithms_used(study: str, body: dict) -> None:
 def check_algorithm_options(study: str, where: str, options, runs: tuple, experiment: bool = False) -> None:
     """`options:` (algorithm -> {option: value}) of a study or an experiment: each algorithm one that is
     run there, each option one it declares (`defaults`), of its default's type, among its `choices`."""
-    from linbandits import catalogue
-    from linbandits.options import parse_options
-
     for algo, opts in (options or {}).items():
         if algo not in catalogue.algorithm_names():
             raise UserError(f"config: {where}/{algo}: unknown algorithm {algo!r}; the algorithms of study "
@@ -145,8 +145,6 @@ def check_experiment_settings(where: str, row: dict) -> None:
     """An experiment's `settings` and its swept setting's `values` against its instance family: a
     setting it has, a value of its published default's type (and among its choices, if it declares
     some). Instances a study's own rules build (external_instances) are theirs to check."""
-    from linbandits import catalogue
-
     family = row["instance"]
     if family not in catalogue.family_names():
         return
@@ -167,8 +165,6 @@ def check_experiment_settings(where: str, row: dict) -> None:
 
 
 def check_setting_value(family: str, defaults: dict, key: str, value, where: str) -> None:
-    from linbandits import catalogue
-
     if key not in defaults:
         raise UserError(f"config: {where}: instance family {family} has no setting {key!r}; "
                         f"its settings are: {', '.join(defaults)}")
@@ -188,8 +184,6 @@ def study_schema(schema: dict, study: str) -> dict:
     A study schema may hold `properties` (extra keys of the study section) and
     `experiment_properties`, `figure_properties`, `panel_properties` (extra keys
     of its experiments, figures and panels)."""
-    import yaml
-
     merged = copy.deepcopy(schema)
     path = STUDIES_DIR / study / "config.schema.yaml"
     if path.exists():
@@ -208,20 +202,16 @@ def validate_config(config, schema_path) -> None:
     """Validate against the JSON schema (each study section against its study's
     schema too); the first problem becomes one UserError naming the key, what is
     wrong and what is allowed."""
-    import jsonschema
-    import yaml
-
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
     coerce_command_line_booleans(config, schema)
     errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         raise UserError(describe_schema_error(errors[0]))
-    from linbandits.catalogue import studies
-
     for study, section in study_sections(config).items():
-        if study not in studies():
-            raise UserError(f"config: studies/{study} is not a study; the studies are: {', '.join(studies())}")
+        if study not in catalogue.studies():
+            raise UserError(f"config: studies/{study} is not a study; the studies are: "
+                            f"{', '.join(catalogue.studies())}")
         validator = jsonschema.Draft7Validator(study_schema(schema, study))
         errors = sorted(validator.iter_errors(section), key=lambda e: list(e.absolute_path))
         if errors:

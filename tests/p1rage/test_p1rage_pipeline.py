@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import yaml
 
-from linbandits import experiments
+from linbandits import experiments, products
 
 NINE_COLUMNS = ["experiment", "algorithm", "x", "n_trials", "n_errors", "error_prob",
                 "ci95_low", "ci95_high", "min_gap"]
@@ -111,13 +111,18 @@ def test_failing_job_is_reported(tmp_path, make_workdir, snakemake):
     assert not list((work / "results").rglob("chunk*.csv"))
 
 
-def test_ablations_target_is_the_switch_runs_and_the_claims(full_run, planned_jobs):
-    """`ablations` builds the switch runs (the rows of the study's switches table), their tables and
-    switch figures, and the claims judged under them; the default target already did (robustness)."""
+def test_default_target_builds_the_switch_runs_and_the_claims_under_them(full_run):
+    """The switch runs (the rows of the study's switches table, the former ablations), every product
+    that reads them (their tables, the switch figures) and the claims judged under them are built by
+    the default target (`robustness: true`); no ablations file is written."""
     config = config_of(full_run)
-    assert planned_jobs(full_run, "ablations") == {}
     switches = {n: e for n, e in experiments.study_experiments(config, "p1rage").items() if e.switch_of}
     assert set(switches) == {"soare_sto__threshold_one", "malicious__no_zero_round", "yahoo_repeat__shared_pca"}
+    ctx = products.Context(config, "p1rage")
+    switch_files = {f for n in switches for f in ctx.runs_files(n)}
+    reading = [f for p in products.study_products(config, "p1rage") if switch_files & set(p.inputs)
+               for f in p.outputs]
+    assert reading and [f for f in reading if not (full_run / f).exists()] == []
     for name, exp in switches.items():
         table = pd.read_csv(full_run / f"results/p1rage/tables/{name}.csv")
         assert list(table.columns[:9]) == NINE_COLUMNS

@@ -1,6 +1,6 @@
 # Study p1rage: Xiong et al. (P1-RAGE), fixed-budget BAI. Its tables, figures and claims are products
 # (linbandits.studies.p1rage.products, rules in study.smk); this file builds what only this study has:
-# its Yahoo! R6A instances (Fig. 2b), and the `ablations` target.
+# its Yahoo! R6A instances (Fig. 2b).
 from linbandits.studies.p1rage import yahoo as _p1_yahoo
 
 for _name in [
@@ -37,11 +37,3 @@ if any(
     for e in experiments.study_experiments(config, "p1rage").values()
 ):
     STUDY_TARGETS["p1rage"].append("data/processed/r6a_qc.json")
-
-
-# `snakemake --cores 2 ablations`: the study's switch runs (its `switches:` table, the former
-# ablations), their tables and figures, and the claims judged under each switch run (the robustness
-# of results/p1rage/claims.md, or, with `robustness: false`, results/p1rage/robustness.md).
-rule ablations:
-    input:
-        products.switch_products(config, "p1rage"),

@@ -14,8 +14,8 @@
 # files with the same numbers, for one start-up instead of one per algorithm.
 # jobs.simulate_job gives both layouts' outputs and commands. A preview goes
 # further: one job per study, simulate_<study>, for every experiment the default
-# target builds (jobs.study_simulate_jobs); ablations and opt-in experiments
-# (`opt_in:` in the config) keep their own jobs.
+# target builds (jobs.study_simulate_jobs); opt-in experiments (`opt_in:` in
+# the config, and switch runs with `robustness: false`) keep their own jobs.
 
 _STUDY_JOBS = jobs.study_simulate_jobs(config, list(EXPERIMENTS.values()))
 

@@ -504,7 +504,7 @@ def load_claims(path, choices=None) -> list[dict]:
     """A study's claims table: every entry has an id (unique), a quote and parts; the choices it
     names must be in the study's `choices:` table."""
     from linbandits.errors import UserError
-    from linbandits.products import read_yaml
+    from linbandits.yamlfile import read_yaml
 
     claims = read_yaml(path, "claims table")
     if not isinstance(claims, list):

@@ -15,6 +15,7 @@ from matplotlib.ticker import FixedLocator, LogFormatterSciNotation
 from linbandits import plotting
 from linbandits.claims import estimates as est
 from linbandits.runs import RunSet
+from linbandits.studies.lingape.stopping import censored_count
 
 PALETTE = {"LinGapE": ("#d62728", "o"), "XY-static": ("#1f77b4", "s"), "XY-adaptive": ("#2ca02c", "^"),
            "XY-oracle": ("#9467bd", "D")}
@@ -26,8 +27,6 @@ WIDTH = 7.4
 def figure_series(ctx, spec) -> list[dict]:
     """Per panel entry (one algorithm of one experiment): its label, style and points
     (x, mean, interval, censored runs) over the experiment's settings."""
-    from linbandits.studies.lingape.products import censored_count
-
     alpha = (1.0 - ctx.level) / 2.0
     out, switch_styles = [], {}
     for panel in spec["panels"]:

@@ -9,6 +9,7 @@ import numpy as np
 from linbandits.products import Product, claims_product
 from linbandits.runs import RunSet
 from linbandits.studies.lingape.published import PUBLISHED_TABLE1, PublishedTable1
+from linbandits.studies.lingape.stopping import censored_count
 
 TITLE = "LinGapE (Xu, Honda, Sugiyama 2018): the claims of Sec. 7 judged on the reproduced runs"
 SUMMARY_COLUMNS = ["algorithm", "x", "runs", "mean_tau", "sd_tau", "min_tau", "median_tau", "max_tau", "run0_tau",
@@ -47,11 +48,6 @@ def products(ctx) -> list[Product]:
 
 
 # ------------------------------------------------------------------ stopping-time tables
-
-def censored_count(runs: RunSet, setting: str, algorithm: str) -> int:
-    """Runs stopped at the pull cap (listed in the sidecars' censored_trials)."""
-    return sum(len(info.get("censored_trials", [])) for info in runs.info(setting, algorithm))
-
 
 def stopping_rows(exp, runs: RunSet) -> list[dict]:
     """One row per (setting, algorithm): the distribution of the stopping time over the runs."""
@@ -148,6 +144,8 @@ def make_table1(ctx, spec) -> None:
 # ------------------------------------------------------------------ figures
 
 def make_figure(ctx, name, spec) -> None:
+    # here, not at the top: figures.py imports matplotlib, which listing the products (at every
+    # Snakemake start) does not need
     from linbandits.studies.lingape.figures import draw_figure, figure_series
 
     series = figure_series(ctx, spec)

@@ -3,7 +3,6 @@ figures, and the claims (linbandits.products)."""
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
@@ -116,7 +115,3 @@ def make_figure(ctx, name, spec) -> None:
         panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
                        "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"])})
     draw_figure(panels, ctx.figure_paths(name)[0][: -len(".pdf")], ctx.note())
-
-
-def log_reference(C: float, t: np.ndarray) -> np.ndarray:
-    return C * np.log(t) if math.isfinite(C) else np.full(t.shape, np.nan)
