@@ -19,6 +19,8 @@ from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import (FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, LEVEL, NO_EVIDENCE, NOT_RUN, SENSITIVE,
                                       STAND_IN, VERDICTS, Leaf, experiments_of, fmt, judge, leaves_of, region_of)
 from linbandits.claims.evidence import Restricted, Switched
+from linbandits.errors import UserError
+from linbandits.yamlfile import read_yaml
 
 ROBUST, DEPENDS, UNTESTED, NO_CHOICES = "robust", "depends", "not run", "none"
 
@@ -503,9 +505,6 @@ CLAIM_KEYS = {"id", "figure", "quote", "parts", "combine", "pairs", "choices", "
 def load_claims(path, choices=None) -> list[dict]:
     """A study's claims table: every entry has an id (unique), a quote and parts; the choices it
     names must be in the study's `choices:` table."""
-    from linbandits.errors import UserError
-    from linbandits.yamlfile import read_yaml
-
     claims = read_yaml(path, "claims table")
     if not isinstance(claims, list):
         raise UserError(f"claims table {path} must be a list of claims")
