@@ -51,7 +51,7 @@ def test_claims_state_intervals_robustness_and_the_stand_in(full_run):
     assert {"fig1-lingape-superior", "table1-totals", "table1-oracle-total", "fig2-gap-grows", "r6a-bounded"} <= set(by_id)
     for c in claims["claims"]:
         assert c["quote"] and c["test"] and c["parts"]
-        assert c["verdict"] in ("holds", "does not hold", "inconclusive", "not run")
+        assert c["verdict"] in ("holds", "does not hold", "inconclusive", "no evidence", "not run")
         for part in c["parts"]:
             assert "missing" in part or (part["low"] is not None and part["high"] is not None and part["method"])
     # Fig. 1's claims are judged again under the three switch runs of exp1_soare
