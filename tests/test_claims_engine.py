@@ -594,3 +594,15 @@ def test_a_switch_run_without_any_error_carries_no_information():
 def test_an_informative_switch_run_still_decides_robustness():
     rob = switch_verdicts({"A": 40, "B": 5})          # the switch reverses the ranking
     assert rob["status"] == "depends" and rob["no_information"] == []
+
+
+def test_flip_of_a_margin_names_the_margin_that_would_flip_it():
+    def flip(mean, relation):
+        claim = {"id": "c", "quote": "q", "parts": [{"quantity": "v", "experiment": "e", **relation}]}
+        return engine.judge(claim, Fake({"e": {"single": {}}}), {"v": lambda *_: (normal_estimate(mean, 0.01), "v")})
+    j = flip(0.0, {"not_greater": 0.0, "margin": 0.05})           # interval [-0.0196, 0.0196]
+    assert j["verdict"] == HOLDS and j["flip"]["text"] == "holds for any margin of at least 0.0196"
+    j = flip(1.0, {"not_less": 1.0, "margin": 0.05})
+    assert j["verdict"] == HOLDS and j["flip"]["text"] == "holds for any margin of at least 0.0196"
+    j = flip(0.2, {"not_greater": 0.0, "margin": 0.05})           # beyond: [0.18, 0.22]
+    assert j["verdict"] == FAILS_TO_HOLD and j["flip"]["text"] == "does not hold for any margin below 0.1804"

@@ -212,48 +212,46 @@ def chosen(edge: float, spec: dict) -> bool:
     return not (edge == 1 and "ratio" in str(spec.get("quantity", "")))
 
 
+# How a flip reads, by (verdict, the claimed region's edge that decides, what that edge is); {v} is the
+# interval bound the edge would have to pass, {m} the margin at which it would.
+FLIP_TEXT = {
+    (HOLDS, "low"): {"margin": "holds for any margin of at least {m}",
+                     "band": "holds for any band whose lower edge is at most {v}",
+                     "threshold": "holds for any threshold below {v}"},
+    (HOLDS, "high"): {"margin": "holds for any margin of at least {m}",
+                      "band": "holds for any band whose upper edge is at least {v}",
+                      "threshold": "holds for any threshold above {v}"},
+    (FAILS_TO_HOLD, "low"): {"margin": "does not hold for any margin below {m}",
+                             "band": "does not hold for any band whose lower edge is above {v}",
+                             "threshold": "does not hold for any threshold at or above {v}"},
+    (FAILS_TO_HOLD, "high"): {"margin": "does not hold for any margin below {m}",
+                              "band": "does not hold for any band whose upper edge is below {v}",
+                              "threshold": "does not hold for any threshold at or below {v}"},
+}
+EDGE_KIND = {"greater": "threshold", "less": "threshold", "not_greater": "margin", "not_less": "margin",
+             "between": "band", "comparable": "band"}
+
+
 def flip_of(leaf: Leaf) -> dict | None:
     """Where a decided part's verdict would flip: the edge of its claimed region that decides, and the
-    value that edge would have to pass (an interval bound)."""
+    interval bound that edge would have to pass."""
     if leaf.verdict not in (HOLDS, FAILS_TO_HOLD):
         return None
     e, region, spec = leaf.estimate, region_of(leaf.relation, leaf.spec), leaf.spec
-    candidates = []     # (edge value, flip value, what the edge is, text)
-    what = {"greater": "threshold", "less": "threshold", "not_greater": "margin", "not_less": "margin",
-            "between": "band", "comparable": "band"}[leaf.relation]
     base = float(spec[leaf.relation]) if leaf.relation in ("not_greater", "not_less") else 0.0
-    if leaf.verdict == HOLDS:
-        if math.isfinite(region.low):
-            at = e.low
-            if what == "margin":
-                text = f"holds for any margin up to {fmt(base - at)}"
-            elif what == "band":
-                text = f"holds for any band whose lower edge is at most {fmt(at)}"
-            else:
-                text = f"holds for any threshold below {fmt(at)}"
-            candidates.append((region.low, at, text))
-        if math.isfinite(region.high):
-            at = e.high
-            if what == "margin":
-                text = f"holds for any margin of at least {fmt(at - base)}"
-            elif what == "band":
-                text = f"holds for any band whose upper edge is at least {fmt(at)}"
-            else:
-                text = f"holds for any threshold above {fmt(at)}"
-            candidates.append((region.high, at, text))
-    else:
-        if math.isfinite(region.low) and e.high <= region.low:
-            at = e.high
-            text = {"margin": f"does not hold for any margin below {fmt(base - at)}",
-                    "band": f"does not hold for any band whose lower edge is above {fmt(at)}"}.get(
-                what, f"does not hold for any threshold at or above {fmt(at)}")
-            candidates.append((region.low, at, text))
-        if math.isfinite(region.high) and e.low >= region.high:
-            at = e.low
-            text = {"margin": f"does not hold for any margin below {fmt(at - base)}",
-                    "band": f"does not hold for any band whose upper edge is below {fmt(at)}"}.get(
-                what, f"does not hold for any threshold at or below {fmt(at)}")
-            candidates.append((region.high, at, text))
+    kind = EDGE_KIND[leaf.relation]
+    candidates = []     # (edge value, interval bound, text)
+    for side, edge in (("low", region.low), ("high", region.high)):
+        if not math.isfinite(edge):
+            continue
+        if leaf.verdict == HOLDS:
+            at = e.low if side == "low" else e.high
+        else:    # a "does not hold" is decided by the edge the whole interval lies beyond
+            at = e.high if side == "low" else e.low
+            if (side == "low" and at > edge) or (side == "high" and at < edge):
+                continue
+        text = FLIP_TEXT[(leaf.verdict, side)][kind].format(v=fmt(at), m=fmt(abs(at - base)))
+        candidates.append((edge, at, text))
     if not candidates:
         return None
     # the edge closest to being crossed decides a "holds"; a "does not hold" needs only one edge
