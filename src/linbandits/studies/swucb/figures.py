@@ -1,24 +1,31 @@
-"""Figs. 1-2 and the switches figure: mean cumulative dynamic regret vs T, log-log, with +-1.96 s.e.
-bands, and each series' OLS slope fit drawn with its 95% bootstrap CI (the slopes table's numbers).
+"""Figs. 1-2 and the switches figure: mean cumulative dynamic regret vs T, log-log, with the 95% interval
+of the mean shaded (Student's t over the runs), and each series' OLS slope fit drawn with its 95%
+bootstrap CI (the slopes table's numbers).
 
 One colour and marker per algorithm throughout the study; a switch run's series keep their
 algorithm's colour and marker, with a dashed or dotted line and open markers.
 """
 from __future__ import annotations
 
-import matplotlib
-import numpy as np
-from matplotlib.figure import Figure
+import re
 
-from linbandits.plotting import (BAND_ALPHA, PANEL_WIDTH, STYLE, algorithm_style, mark_preview, save_figure,
-                                 set_panel_title, use_log_x, use_log_y)
-from linbandits.runs import mean_se
+import numpy as np
+
+from linbandits.plotting import (BAND_ALPHA, algorithm_style, band_phrase, house_style, mark_preview, mean_interval,
+                                 new_figure, save_figure, set_panel_title, use_log_x, use_log_y)
 
 PALETTE = {"SW-UCB": ("#1f77b4", "o"), "EXP3.S": ("#d62728", "s"), "BOB": ("#2ca02c", "^")}
 SWITCH_STYLES = ("--", ":", "-.")
-Z_BAND = 1.96
 FIT_LABEL = "OLS fit; fan: the slope's 95% bootstrap CI"
-SUBTITLE = "mean \u00b1 1.96 s.e. (shaded)"
+# A switch run's options in words (the series' key in the slopes table is 'EXP3.S (variant=rexp3)').
+OPTION_WORDS = {"variant=rexp3": "Rexp3, restarted every Delta_T rounds", "variation=budget": "V = B_T",
+                "window=known": "window from the nominal B_T"}
+
+
+def in_words(label: str) -> str:
+    """'EXP3.S (variant=rexp3)' -> 'EXP3.S (Rexp3, restarted every Delta_T rounds)'; an option without
+    words of its own is written 'key = value'."""
+    return re.sub(r"(\w+)=([^,)]+)", lambda m: OPTION_WORDS.get(m.group(0), f"{m.group(1)} = {m.group(2)}"), label)
 
 
 def series_style(algorithm: str, k: int) -> dict:
@@ -39,7 +46,7 @@ def fit_of(slopes, experiment: str, label: str):
 
 
 def legend_label(label: str, n_runs: int, fit) -> str:
-    text = f"{label} ({n_runs} runs)"
+    text = f"{in_words(label)} ({n_runs} runs)"
     if fit is None:
         return text
     slope, low, high, theory = fit
@@ -48,12 +55,10 @@ def legend_label(label: str, n_runs: int, fit) -> str:
 
 
 def draw_series(ax, T, runs, label, style, fit) -> tuple[float, float]:
-    """Means with their +-1.96 s.e. band, and the fit line with its CI fan; the y range drawn."""
-    stats = [mean_se(r) for r in runs]
-    mean = np.array([m for m, _ in stats])
-    se = np.nan_to_num(np.array([s for _, s in stats]))
-    low = np.maximum(mean - Z_BAND * se, mean * 1e-3)          # a log axis has no room for <= 0
-    high = mean + Z_BAND * se
+    """Means with their 95% interval shaded, and the fit line with its CI fan; the y range drawn."""
+    stats = np.array([[float(v) for v in mean_interval(np.asarray(r, float))] for r in runs])
+    mean, low, high = stats.T
+    low = np.maximum(low, mean * 1e-3)          # a log axis has no room for <= 0
     colour = style["color"]
     ax.fill_between(T, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0)
     ax.plot(T, mean, label=label, linewidth=1.0, **style)
@@ -89,8 +94,7 @@ def draw_panel(ax, panel: dict, slopes) -> None:
     use_log_y(ax, subs=(1.0, 2.0, 5.0))
     ax.set_xlabel("horizon T")
     ax.set_ylabel("mean cumulative dynamic regret")
-    runs_text = ", ".join(str(n) for n in sorted(n_runs))
-    set_panel_title(ax, panel["title"], f"{SUBTITLE}; {runs_text} runs per point")
+    set_panel_title(ax, panel["title"], band_phrase(n_runs) + " per point")
     ax.plot([], [], color="0.4", linewidth=0.8, label=FIT_LABEL)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
 
@@ -100,9 +104,9 @@ def legend_entries(panel: dict) -> int:
 
 
 def draw_figure(panels: list[dict], slopes, stem: str, note: str = "") -> None:
-    with matplotlib.rc_context(STYLE):
+    with house_style():
         most = max(legend_entries(p) for p in panels)
-        fig = Figure(figsize=(max(5.2, (PANEL_WIDTH + 1.6) * len(panels)), 3.4 + 0.17 * most), layout="constrained")
+        fig = new_figure(1 if len(panels) == 1 else 2, 2.9 + 0.16 * most)
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         for ax, panel in zip(axes, panels):
             draw_panel(ax, panel, slopes)
