@@ -115,6 +115,13 @@ def use_log_y(ax, subs=(1.0,)) -> None:
     _log_axis(ax.yaxis, subs)
 
 
+def count_ticks(ax, axis: str = "y") -> None:
+    """Counts as whole numbers with thousands separators ('2,000,000'), never a '1e6' multiplier."""
+    from matplotlib.ticker import StrMethodFormatter
+
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+
+
 def integer_ticks(ax, axis: str = "x") -> None:
     """Ticks at whole numbers only (a count of arms or a dimension has no K = 2.2)."""
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_locator(MaxNLocator(integer=True))
@@ -236,7 +243,7 @@ def mark_preview(fig, note: str | None) -> None:
 # as it is saved, so that a symbol is set in maths wherever it comes from.
 _MATH_RULES = [
     (r"\+-", "\u00b1"), (r"<=", "\u2264"), (r">=", "\u2265"),
-    (r"\bDelta_min\b", r"$\\Delta_{\\min}$"), (r"\bDelta_\((\d)\)", r"$\\Delta_{(\1)}$"), (r"\bDelta\b", r"$\\Delta$"),
+    (r"\bDelta_min\b", r"$\\Delta_{\\min}$"), (r"\bDelta_\((\d)\)", r"$\\Delta_{(\1)}$"), (r"\bDelta_(\w+)\b", r"$\\Delta_{\1}$"), (r"\bDelta\b", r"$\\Delta$"),
     (r"\beps_t\b", r"$\\varepsilon_t$"), (r"\b(?:epsilon|eps)\b", r"$\\varepsilon$"),
     (r"\btheta\*", r"$\\theta^*$"), (r"\btheta_(\w)\b", r"$\\theta_\1$"), (r"\btheta\b", r"$\\theta$"),
     (r"\(([A-Za-z]+)\)\^\(([^()]+)\)", r"$(\1)^{\2}$"), (r"\b([A-Za-z])\^\(([^()]+)\)", r"$\1^{\2}$"),

@@ -308,8 +308,14 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert lines[f"SW-GPUCB (n = {SEEDS})"].get_color() == lines[f"SW-GPUCB, removal = published (n = {SEEDS})"].get_color()
     assert len(env2.collections) == len(env2.lines)          # a band under every curve
     assert "not run" in fig._suptitle.get_text()
+    from linbandits.figure_checks import figure_problems
+
+    plotting.finish_figure(fig)
+    assert figure_problems(fig) == []
     by_name["opkb_fig2"].make(ctx)
     assert outside(seen["fig"]) == []
+    plotting.finish_figure(seen["fig"])
+    assert figure_problems(seen["fig"]) == []
     assert f"SW-GPUCB(1000) (n = {SEEDS})" in {line.get_label() for line in seen["fig"].axes[1].lines}
 
 

@@ -121,6 +121,8 @@ def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: s
         if spec.get("logy") or (means and max(means) > LOG_SPAN * min(means)):
             plotting.use_log_y(ax)
             ax.yaxis.set_major_formatter(LogFormatterSciNotation())   # 10^k: pull counts span 1e2 .. 1e8
+        else:
+            plotting.count_ticks(ax, "y")
         ax.set_xlabel(panel.get("xlabel", ""))
         ax.set_ylabel("stopping time (pulls)")
         n_runs = {p["runs"] for s in series for p in s["points"]}

@@ -18,12 +18,12 @@ PALETTE = {"SW-UCB": ("#1f77b4", "o"), "EXP3.S": ("#d62728", "s"), "BOB": ("#2ca
 SWITCH_STYLES = ("--", ":", "-.")
 FIT_LABEL = "OLS fit; fan: the slope's 95% bootstrap CI"
 # A switch run's options in words (the series' key in the slopes table is 'EXP3.S (variant=rexp3)').
-OPTION_WORDS = {"variant=rexp3": "Rexp3, restarted every Delta_T rounds", "variation=budget": "V = B_T",
-                "window=known": "window from the nominal B_T"}
+OPTION_WORDS = {"variant=rexp3": "Rexp3, restarts", "variation=budget": "V = B_T",
+                "window=known": "told B_T"}
 
 
 def in_words(label: str) -> str:
-    """'EXP3.S (variant=rexp3)' -> 'EXP3.S (Rexp3, restarted every Delta_T rounds)'; an option without
+    """'EXP3.S (variant=rexp3)' -> 'EXP3.S (Rexp3, restarts)'; an option without
     words of its own is written 'key = value'."""
     return re.sub(r"(\w+)=([^,)]+)", lambda m: OPTION_WORDS.get(m.group(0), f"{m.group(1)} = {m.group(2)}"), label)
 
@@ -50,7 +50,7 @@ def legend_label(label: str, n_runs: int, fit) -> str:
     if fit is None:
         return text
     slope, low, high, theory = fit
-    text += f": slope {slope:.3f} [{low:.3f}, {high:.3f}]"
+    text += f":\nslope {slope:.3f} [{low:.3f}, {high:.3f}]"      # two lines: one column holds them
     return text + (f", theory {theory:.3f}" if np.isfinite(theory) else "")
 
 
@@ -75,8 +75,9 @@ def draw_series(ax, T, runs, label, style, fit) -> tuple[float, float]:
     return float(low.min()), float(high.max())
 
 
-def draw_panel(ax, panel: dict, slopes) -> None:
-    """One panel with its own legend below it: a series' slope belongs to its panel."""
+def draw_panel(ax, panel: dict, slopes, legend_ax=None) -> None:
+    """One panel with its own legend below it (in legend_ax, a blank row kept for it, so that the layout
+    sizes the figure for it): a series' slope belongs to its panel."""
     n_runs = set()
     for k, experiment, series in panel["series"]:
         groups: dict = {}
@@ -96,7 +97,12 @@ def draw_panel(ax, panel: dict, slopes) -> None:
     ax.set_ylabel("mean cumulative dynamic regret")
     set_panel_title(ax, panel["title"], band_phrase(n_runs) + " per point")
     ax.plot([], [], color="0.4", linewidth=0.8, label=FIT_LABEL)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
+    if legend_ax is None:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
+    else:
+        legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.0), bbox_transform=legend_ax.transAxes,
+                           ncol=1, frameon=False, borderaxespad=0)
+        legend.set_in_layout(False)
 
 
 def legend_entries(panel: dict) -> int:
@@ -106,10 +112,14 @@ def legend_entries(panel: dict) -> int:
 def draw_figure(panels: list[dict], slopes, stem: str, note: str = "") -> None:
     with house_style():
         most = max(legend_entries(p) for p in panels)
-        fig = new_figure(1 if len(panels) == 1 else 2, 2.9 + 0.16 * most)
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        for ax, panel in zip(axes, panels):
-            draw_panel(ax, panel, slopes)
+        legend_height = 0.29 * most                     # an entry is two lines of 7 pt
+        fig = new_figure(1 if len(panels) == 1 else 2, 2.8 + legend_height)
+        # the rows share what the titles and tick labels leave (about 0.9 in of the plot row's 2.8)
+        grid = fig.add_gridspec(2, len(panels), height_ratios=(1.9, legend_height + 0.05))
+        for k, panel in enumerate(panels):
+            legend_ax = fig.add_subplot(grid[1, k])
+            legend_ax.set_axis_off()
+            draw_panel(fig.add_subplot(grid[0, k]), panel, slopes, legend_ax)
         mark_preview(fig, note or None)
         save_figure(fig, stem)
         return fig
