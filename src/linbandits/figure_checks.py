@@ -3,7 +3,7 @@
 - size: one column (3.5 in) or two (7.2 in) wide, no text below 7 pt at that size, and no script of a
   script (mathtext draws a script at 0.7 of its text: a nested one is below 5 pt);
 - greyscale: any two series of a panel differ in marker, dash pattern, or grey level by GREY_MARGIN;
-- honest axes: no two identical tick labels on an axis, no offset or multiplier text ('1e7'), no view
+- honest axes: no two identical or overlapping tick labels on an axis, no offset or multiplier text ('1e7'), no view
   range narrower than NARROW_RANGE of its magnitude (an autoscaled rounding difference);
 - reference lines (gid 'reference', plotting.reference_curve): mostly inside the axes, and a clipped
   one says so in its label;
@@ -154,9 +154,12 @@ def greyscale_problems(fig) -> list[str]:
 
 # ---------------------------------------------------------------- axes
 
+def _shown_tick_texts(axis) -> list[Text]:
+    return [tick.label1 for tick in axis._update_ticks() if tick.label1.get_visible() and tick.label1.get_text()]
+
+
 def _shown_tick_labels(axis) -> list[str]:
-    return [tick.label1.get_text() for tick in axis._update_ticks()
-            if tick.label1.get_visible() and tick.label1.get_text()]
+    return [t.get_text() for t in _shown_tick_texts(axis)]
 
 
 def axis_problems(fig) -> list[str]:
@@ -166,6 +169,10 @@ def axis_problems(fig) -> list[str]:
             continue
         for name, axis, (low, high) in (("x", ax.xaxis, ax.get_xlim()), ("y", ax.yaxis, ax.get_ylim())):
             labels = _shown_tick_labels(axis)
+            # a rotated label's upright box overlaps its neighbour's though the words do not
+            boxes = [t.get_window_extent() for t in _shown_tick_texts(axis) if t.get_rotation() == 0]
+            if any(a.overlaps(b) for a, b in combinations(boxes, 2)):
+                out.append(f"axes: panel {k} {name}: tick labels overlap: {labels}")
             repeated = sorted({lab for lab in labels if labels.count(lab) > 1})
             if repeated:
                 out.append(f"axes: panel {k} {name}: tick labels repeated: {repeated}")

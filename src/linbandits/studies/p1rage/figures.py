@@ -150,7 +150,9 @@ def integer_x(ax, x) -> None:
     short integer axis (s = 0..9); a long one (L in the hundreds) keeps matplotlib's round steps."""
     x = np.asarray(x, float)
     x = np.unique(x[np.isfinite(x)])
-    if 1 < x.size <= FEW_VALUES:
+    low, high = sorted((ax.dataLim.x0, ax.dataLim.x1)) if np.isfinite(ax.dataLim.x0) else (x.min(), x.max())
+    apart = x.size > 1 and np.diff(x).min() >= 0.08 * max(high - low, x.max() - x.min())
+    if 1 < x.size <= FEW_VALUES and apart:
         ax.xaxis.set_major_locator(FixedLocator(x))      # a tick at each budget: T = 10 is not drawn at '0'
     elif x.size and np.all(x == np.round(x)) and x.max() - x.min() <= 20:
         integer_ticks(ax)
