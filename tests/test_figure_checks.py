@@ -142,6 +142,7 @@ def test_plain_maths_config_keys_and_numbered_titles_are_caught():
     ("mean +- 1 s.e.", "mean \u00b1 1 s.e."),
     ("capped at 2e6 pulls", r"capped at $2 \times 10^{6}$ pulls"),
     ("budget T", "budget $T$"),
+    ("(b) Env 2, d = 5", "(b) Env 2, $d$ = 5"),
     ("G-BAI on J.3, Soare et al.'s instance", "G-BAI on J.3, Soare et al.'s instance"),
     (r"min gap $\Delta_{(1)}$", r"min gap $\Delta_{(1)}$"),
 ])

@@ -270,6 +270,9 @@ def typeset(text: str) -> str:
     '10^5' -> $10^{5}$, a lone variable letter in italics; text already in $...$ is left alone."""
     if text.count("$") % 2:
         return text
+    letter = PANEL_LETTER.match(text)        # '(b) Env 2': a panel's letter, not a variable
+    if letter:
+        return letter.group(0) + typeset(text[letter.end():])
     for pattern, replacement in _MATH_RULES:
         text = _outside_maths(text, lambda part: pattern.sub(replacement, part))
     return text.replace("$$", "")      # two adjacent maths runs are one
