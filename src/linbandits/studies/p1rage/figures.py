@@ -52,7 +52,7 @@ def _series(table: pd.DataFrame, algorithm: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ axes level
 
-PUBLISHED_LABEL = "published (dashed, open markers)"
+PUBLISHED_LABEL = "published (dashed)"
 NO_ERRORS = "no errors: 0/{n} runs wrong\nat every {x} for every algorithm"
 
 
