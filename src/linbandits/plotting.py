@@ -248,7 +248,7 @@ _MATH_RULES = [
     (r"\btheta\*", r"$\\theta^*$"), (r"\btheta_(\w)\b", r"$\\theta_\1$"), (r"\btheta\b", r"$\\theta$"),
     (r"\(([A-Za-z]+)\)\^\(([^()]+)\)", r"$(\1)^{\2}$"), (r"\b([A-Za-z])\^\(([^()]+)\)", r"$\1^{\2}$"),
     (r"\b(\d+)\^(\d+)\b", r"$\1^{\2}$"), (r"\b(\d+(?:\.\d+)?)e\+?(-?)0*(\d+)\b", r"$\1 \\times 10^{\2\3}$"),
-    (r"\b([A-Za-z])_(\w+)\b", r"$\1_{\2}$"), (r"\bC log ([nt])\b", r"$C \\log \1$"),
+    (r"\b([A-Za-z])_(\w+)\b", r"$\1_{\2}$"), (r"\bC log ([nt])\b", r"$C\\,\\log \1$"),
     # a lone letter is a variable ('budget T', 'p = 0.3'), except the words 'a', 'A', 'I' and a
     # letter that is part of a name ('G-BAI', 'J.3', 'al.'s')
     (r"(?<![\w$.\\'\-])([b-zB-HJ-Z])(?![\w.$'\-])", r"$\1$"),
