@@ -146,13 +146,16 @@ FEW_VALUES = 7
 
 
 def integer_x(ax, x) -> None:
-    """Ticks at the swept values where there are at most FEW_VALUES of them; whole-number ticks on a
+    """Ticks at the swept values where there are at most FEW_VALUES of them, standing apart and spanning
+    all that is drawn (a published curve may reach further); whole-number ticks on a
     short integer axis (s = 0..9); a long one (L in the hundreds) keeps matplotlib's round steps."""
     x = np.asarray(x, float)
     x = np.unique(x[np.isfinite(x)])
     low, high = sorted((ax.dataLim.x0, ax.dataLim.x1)) if np.isfinite(ax.dataLim.x0) else (x.min(), x.max())
-    apart = x.size > 1 and np.diff(x).min() >= 0.08 * max(high - low, x.max() - x.min())
-    if 1 < x.size <= FEW_VALUES and apart:
+    span = max(high - low, x.max() - x.min())
+    apart = x.size > 1 and np.diff(x).min() >= 0.08 * span
+    covers = x.size > 1 and x.min() - low <= 0.01 * span and high - x.max() <= 0.01 * span   # nothing drawn beyond
+    if 1 < x.size <= FEW_VALUES and apart and covers:
         ax.xaxis.set_major_locator(FixedLocator(x))      # a tick at each budget: T = 10 is not drawn at '0'
     elif x.size and np.all(x == np.round(x)) and x.max() - x.min() <= 20:
         integer_ticks(ax)
