@@ -328,7 +328,7 @@ def test_preview_banner_stands_above_the_title(tmp_path, monkeypatch):
     monkeypatch.setattr(figures, "save_figure", lambda fig, stem: seen.update(fig=fig))
     [p for p in products.study_products(ctx.config, "opkb") if p.name == "opkb_fig1"][0].make(ctx)
     text = seen["fig"]._suptitle.get_text()
-    assert text.startswith("PREVIEW") and "Fig. 1" in text
+    assert text.startswith("PREVIEW") and "cumulative regret" in text
 
 
 def test_one_product_definition_for_both_targets(tmp_path):
