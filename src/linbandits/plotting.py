@@ -220,12 +220,31 @@ def add_figure_legend(fig, last_labels=()) -> None:
     if not labels:
         return
     labels.sort(key=lambda lab: any(lab.startswith(last) for last in last_labels))
-    # As many columns as the widest labels allow, so that the legend never runs off the canvas.
-    widest = max(len(lab) for lab in labels)
-    entry = max(LEGEND_ENTRY_WIDTH, 0.45 + 0.058 * widest)     # 7 pt: ~0.058 in a character
-    columns = max(1, int(fig.get_figwidth() // entry))
     fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
-               ncol=min(len(labels), columns), frameon=False)
+               ncol=legend_columns(labels, fig.get_figwidth()), frameon=False)
+
+
+def _label_inches(label: str) -> float:
+    """About how wide a legend entry is at 7 pt: its handle and ~0.058 in a character (maths counted as
+    what it draws, a command as one character)."""
+    import re
+
+    visible = re.sub(r"\\[A-Za-z]+", "x", label)
+    visible = re.sub(r"[${}^_]", "", visible)
+    return 0.45 + 0.058 * len(visible)
+
+
+def legend_columns(labels, width: float) -> int:
+    """The most columns whose widest entries, side by side, fit the figure's width (matplotlib fills a
+    legend column by column and sizes each to its widest entry), so it never runs off the canvas."""
+    import math
+
+    for columns in range(len(labels), 1, -1):
+        rows = math.ceil(len(labels) / columns)
+        chunks = [labels[k:k + rows] for k in range(0, len(labels), rows)]
+        if len(chunks) == columns and sum(max(map(_label_inches, c)) for c in chunks) <= 0.95 * width:
+            return columns
+    return 1
 
 
 def mark_preview(fig, note: str | None) -> None:

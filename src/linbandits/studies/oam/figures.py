@@ -16,6 +16,12 @@ PALETTE = {"OAM": ("#d62728", "o"), "LinUCB": ("#1f77b4", "s"), "OSSB": ("#2ca02
            "LinTS": ("#9467bd", "D"), "LinTS-heuristic": ("#ff7f0e", "v")}
 REFERENCE_LABEL = "asymptotic lower bound C log t"
 SWITCH_STYLES = ("--", ":", "-.")
+OVERLAP = 0.01      # two mean curves within 1% of the larger's top everywhere are drawn on one another
+
+
+def number(value: float) -> str:
+    """29,657 rather than 2.966e+04; 4 significant digits below 1000."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
 
 def draw_panel(ax, panel: dict) -> None:
@@ -28,10 +34,15 @@ def draw_panel(ax, panel: dict) -> None:
             colour, marker = algorithm_style(algo, PALETTE)
             label = algo if k == 0 else f"{algo} ({exp.choice} = {exp.switch})"
             mean, low, high = mean_interval(curves)
-            # a curve drawn exactly over another is named so, or its legend entry points at nothing visible
+            # a curve drawn over another is named so, or its legend entry points at nothing visible
             twin = next((other for other, m in drawn.items() if m.shape == mean.shape and np.array_equal(m, mean)), None)
+            near = next((other for other, m in drawn.items()
+                         if m.shape == mean.shape and np.abs(m - mean).max() <= OVERLAP * max(np.abs(mean).max(), 1e-9)),
+                        None)
             if twin is not None:
                 label += f", the same curve as {twin}"
+            elif near is not None:
+                label += f", on {near}'s curve"
             series_with_band(ax, t, mean, low, high, label, colour, marker, style, slot=slot, hollow=k > 0)
             drawn[label] = mean
             slot += 1
@@ -41,11 +52,13 @@ def draw_panel(ax, panel: dict) -> None:
     ax.set_ylim(0, 1.05 * max(top, 1e-9))
     t = np.arange(1, horizon + 1)
     reference = panel["C"] * np.log(t)
-    shown = reference_curve(ax, t, reference, REFERENCE_LABEL)
+    # C = 0 (bounded regret): the bound is the x axis itself; drawing it there says nothing
+    shown = panel["C"] > 0 and reference_curve(ax, t, reference, REFERENCE_LABEL)
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret")
-    bound = f"C = {panel['C']:.4g}, C log n = {panel['C'] * np.log(horizon):,.4g}"
-    note = f"{band_phrase(n_runs)}\n{bound}{'' if shown else ': above the axes'}"
+    bound = f"C = {number(panel['C'])}, C log n = {number(panel['C'] * np.log(horizon))}"
+    where = "" if shown else (": the lower bound is 0" if panel["C"] <= 0 else ": above the axes")
+    note = f"{band_phrase(n_runs)}\n{bound}{where}"
     set_panel_title(ax, panel["title"], note)
 
 
