@@ -262,7 +262,8 @@ def mark_preview(fig, note: str | None) -> None:
 # as it is saved, so that a symbol is set in maths wherever it comes from.
 _MATH_RULES = [
     (r"\+-", "\u00b1"), (r"<=", "\u2264"), (r">=", "\u2265"),
-    (r"\bDelta_min\b", r"$\\Delta_{\\min}$"), (r"\bDelta_\((\d)\)", r"$\\Delta_{(\1)}$"), (r"\bDelta_(\w+)\b", r"$\\Delta_{\1}$"), (r"\bDelta\b", r"$\\Delta$"),
+    (r"\bDelta_min\b", r"$\\Delta_{\\min}$"), (r"\bDelta_\((\d)\)", r"$\\Delta_{(\1)}$"),
+    (r"\bDelta_(\w+)\b", r"$\\Delta_{\1}$"), (r"\bDelta\b", r"$\\Delta$"),
     (r"\beps_t\b", r"$\\varepsilon_t$"), (r"\b(?:epsilon|eps)\b", r"$\\varepsilon$"),
     (r"\btheta\*", r"$\\theta^*$"), (r"\btheta_(\w)\b", r"$\\theta_\1$"), (r"\btheta\b", r"$\\theta$"),
     (r"\(([A-Za-z]+)\)\^\(([^()]+)\)", r"$(\1)^{\2}$"), (r"\b([A-Za-z])\^\(([^()]+)\)", r"$\1^{\2}$"),
@@ -293,7 +294,7 @@ def typeset(text: str) -> str:
     if letter:
         return letter.group(0) + typeset(text[letter.end():])
     for pattern, replacement in _MATH_RULES:
-        text = _outside_maths(text, lambda part: pattern.sub(replacement, part))
+        text = _outside_maths(text, lambda part, p=pattern, r=replacement: p.sub(r, part))
     return text.replace("$$", "")      # two adjacent maths runs are one
 
 

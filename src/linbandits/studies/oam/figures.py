@@ -35,10 +35,10 @@ def draw_panel(ax, panel: dict) -> None:
             label = algo if k == 0 else f"{algo} ({exp.choice} = {exp.switch})"
             mean, low, high = mean_interval(curves)
             # a curve drawn over another is named so, or its legend entry points at nothing visible
-            twin = next((other for other, m in drawn.items() if m.shape == mean.shape and np.array_equal(m, mean)), None)
-            near = next((other for other, m in drawn.items()
-                         if m.shape == mean.shape and np.abs(m - mean).max() <= OVERLAP * max(np.abs(mean).max(), 1e-9)),
-                        None)
+            same = [other for other, m in drawn.items() if m.shape == mean.shape]
+            twin = next((other for other in same if np.array_equal(drawn[other], mean)), None)
+            scale = OVERLAP * max(np.abs(mean).max(), 1e-9)
+            near = next((other for other in same if np.abs(drawn[other] - mean).max() <= scale), None)
             if twin is not None:
                 label += f", the same curve as {twin}"
             elif near is not None:

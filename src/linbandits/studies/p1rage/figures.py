@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator
 
 from linbandits.errors import UserError
