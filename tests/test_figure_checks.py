@@ -91,6 +91,18 @@ def test_overlapping_tick_labels_are_caught():
     assert any("tick labels overlap" in p for p in checks.figure_problems(fig))
 
 
+def test_a_panel_of_series_all_at_one_constant_is_caught():
+    with plotting.house_style():
+        fig = plotting.new_figure(1, 2.4)
+        ax = fig.add_subplot()
+        for k, (name, marker) in enumerate([("G-BAI", "o"), ("P1-RAGE", "s"), ("Peace", "^")]):
+            ax.plot([100, 200, 500], [1 / 300] * 3, marker=marker, label=name)    # 0/300 errors, drawn at 1/n
+        ax.set_yscale("log")
+    assert any(p.startswith("information") for p in checks.figure_problems(fig))
+    ax.lines[0].set_ydata([0.01, 0.02, 0.03])
+    assert not any(p.startswith("information") for p in checks.figure_problems(fig))
+
+
 def test_an_offset_text_is_caught():
     with plotting.matplotlib.rc_context({**plotting.STYLE, "axes.formatter.useoffset": True}):
         fig = plotting.new_figure(1, 2.4)

@@ -3,6 +3,7 @@
 - size: one column (3.5 in) or two (7.2 in) wide, no text below 7 pt at that size, and no script of a
   script (mathtext draws a script at 0.7 of its text: a nested one is below 5 pt);
 - greyscale: any two series of a panel differ in marker, dash pattern, or grey level by GREY_MARGIN;
+- information: a panel of several series not all one and the same constant;
 - honest axes: no two identical or overlapping tick labels on an axis, no offset or multiplier text ('1e7'), no view
   range narrower than NARROW_RANGE of its magnitude (an autoscaled rounding difference);
 - reference lines (gid 'reference', plotting.reference_curve): mostly inside the axes, and a clipped
@@ -37,8 +38,8 @@ def figure_problems(fig) -> list[str]:
 
     painter = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
     painter.draw()
-    return size_problems(fig) + greyscale_problems(fig) + axis_problems(fig) + reference_problems(fig) \
-        + word_problems(fig)
+    return size_problems(fig) + greyscale_problems(fig) + information_problems(fig) + axis_problems(fig) \
+        + reference_problems(fig) + word_problems(fig)
 
 
 # ---------------------------------------------------------------- size
@@ -140,6 +141,21 @@ def panel_series(ax) -> list[tuple[str, object]]:
 def distinguishable(a, b) -> bool:
     (marker_a, dash_a, grey_a), (marker_b, dash_b, grey_b) = _look(a), _look(b)
     return marker_a != marker_b or dash_a != dash_b or abs(grey_a - grey_b) >= GREY_MARGIN
+
+
+def information_problems(fig) -> list[str]:
+    """A panel whose every series is one and the same constant shows nothing a sentence could not say
+    (six curves stacked at 0 errors on an empty log axis)."""
+    out = []
+    for k, ax in enumerate(fig.axes):
+        levels = set()
+        series = [line for _, line in panel_series(ax) if len(line.get_ydata()) > 1]
+        for line in series:
+            y = np.asarray(line.get_ydata(), float)
+            levels.add(float(y[0]) if np.ptp(y) == 0 else None)
+        if len(series) > 1 and len(levels) == 1 and None not in levels:
+            out.append(f"information: panel {k}: its {len(series)} series all lie at {levels.pop():g}")
+    return out
 
 
 def greyscale_problems(fig) -> list[str]:

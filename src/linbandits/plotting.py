@@ -225,13 +225,13 @@ def add_figure_legend(fig, last_labels=()) -> None:
 
 
 def _label_inches(label: str) -> float:
-    """About how wide a legend entry is at 7 pt: its handle and ~0.058 in a character (maths counted as
+    """About how wide a legend entry is at 7 pt: its handle and ~0.06 in a character (maths counted as
     what it draws, a command as one character)."""
     import re
 
     visible = re.sub(r"\\[A-Za-z]+", "x", label)
     visible = re.sub(r"[${}^_]", "", visible)
-    return 0.45 + 0.058 * len(visible)
+    return 0.5 + 0.062 * len(visible)
 
 
 def legend_columns(labels, width: float) -> int:
@@ -242,7 +242,7 @@ def legend_columns(labels, width: float) -> int:
     for columns in range(len(labels), 1, -1):
         rows = math.ceil(len(labels) / columns)
         chunks = [labels[k:k + rows] for k in range(0, len(labels), rows)]
-        if len(chunks) == columns and sum(max(map(_label_inches, c)) for c in chunks) <= 0.95 * width:
+        if len(chunks) == columns and sum(max(map(_label_inches, c)) for c in chunks) <= 0.9 * width:
             return columns
     return 1
 

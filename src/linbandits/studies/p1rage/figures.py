@@ -186,8 +186,9 @@ def min_gap_by_x(table_or_summaries) -> pd.Series:
 ROUNDING = 1e-9
 
 
-def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> None:
-    """The minimum gap of each instance vs x (log y), as under Figs. 3 and 6."""
+def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False, x_ticks: bool = True) -> None:
+    """The minimum gap of each instance vs x (log y), as under Figs. 3 and 6; x_ticks False under an
+    error panel whose x axis it shares (its ticks were set for all that panel draws)."""
     gaps = min_gap_by_x(table_or_summaries)
     ax.plot(gaps.index.to_numpy(), gaps.to_numpy(), color="black", marker=".",
             gid="min-gap")
@@ -198,9 +199,9 @@ def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> Non
         ax.text(0.98, 0.9, f"the same at every x: {high:.4g}", ha="right", va="top", transform=ax.transAxes,
                 fontsize=STYLE["legend.fontsize"])
     log_y(ax, wide=(1.0, 2.0, 5.0))
-    if logx:
+    if logx and x_ticks:
         use_log_x(ax)
-    else:
+    elif x_ticks:
         integer_x(ax, gaps.index)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(GAP_LABEL)
@@ -278,7 +279,7 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
                 continue
             plot_error_curves(table, ax, "", logx=logx, published=published[i])
             gap_ax = fig.add_subplot(grid[1, i], sharex=ax)
-            plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx)
+            plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx, x_ticks=False)
             ax.tick_params(labelbottom=False)
         add_figure_legend(fig, last_labels=(PUBLISHED_LABEL, ZERO_FLOOR_LABEL))
         mark_preview(fig, note or None)
