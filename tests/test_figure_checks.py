@@ -201,3 +201,15 @@ def test_legend_columns_fit_the_width():
     columns = plotting.legend_columns(long, plotting.TWO_COLUMNS)
     assert 1 < columns < 6            # the long entries share the width, none runs off the canvas
     assert plotting.legend_columns(["x" * 200, "y"], plotting.ONE_COLUMN) == 1
+
+
+def test_mean_interval_is_the_claims_engines_student_t_interval():
+    from linbandits.claims import estimates
+
+    runs = np.random.default_rng(3).normal(5.0, 2.0, size=(40, 3))
+    mean, low, high = plotting.mean_interval(runs)
+    for k in range(3):
+        e = estimates.mean(runs[:, k], (1 - plotting.BAND_LEVEL) / 2)
+        assert (mean[k], low[k], high[k]) == pytest.approx((e.value, e.low, e.high), rel=1e-12)
+    one = plotting.mean_interval(runs[:1])
+    assert np.array_equal(one[1], one[0]) and np.array_equal(one[2], one[0])     # one run: no width

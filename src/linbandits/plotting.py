@@ -38,10 +38,7 @@ STYLE = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fonts
          "legend.handlelength": 2.8,            # long enough to show a dash pattern
          "axes.formatter.useoffset": False,     # no '1e7' offset: a count too wide for plain ticks goes on a log axis
          "axes.formatter.limits": (-4, 6), "mathtext.fontset": "dejavusans", "errorbar.capsize": 2}
-# Kept for callers that size by panel; both are print widths.
-PANEL_WIDTH = ONE_COLUMN
-MIN_FIGURE_WIDTH = ONE_COLUMN
-LEGEND_ENTRY_WIDTH = 1.5  # inches per legend column
+PANEL_WIDTH = ONE_COLUMN   # the width of a panel of a one-column figure, kept for callers sizing by panel
 LEGEND_HEIGHT = 0.5
 MARKERS_PER_CURVE = 8     # markers along a long curve: enough to tell series apart in greyscale
 
