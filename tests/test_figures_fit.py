@@ -1,13 +1,14 @@
-"""Every figure of the tiny configuration fits its canvas: legends, titles, subtitles and axis labels
-lie inside the saved figure, measured with matplotlib's own extents as each figure is saved. A planted
-legend pushed off the canvas must be caught."""
+"""Every figure of the tiny configuration fits its canvas and passes the print checks
+(linbandits.figure_checks: size, greyscale, honest axes, reference lines, words), measured with
+matplotlib's own extents as each figure is saved. Planted defects must be caught: a legend pushed off
+the canvas, OAM's series drawn as they were (solid lines, no markers, grey 91 and 100)."""
 import pytest
 from matplotlib.figure import Figure
 
-from linbandits import catalogue, cli, plotting
+from linbandits import catalogue, cli, figure_checks, plotting
 
 
-def drawn_figures(workdir, monkeypatch, study):
+def drawn_figures(workdir, monkeypatch, study, check=plotting.outside_canvas):
     """Every figure product of `study`, drawn again in-process from the run's files: (stem, problems)."""
     monkeypatch.chdir(workdir)
     found = []
@@ -15,7 +16,7 @@ def drawn_figures(workdir, monkeypatch, study):
 
     def recording(self, fname, *args, **kwargs):
         if str(kwargs.get("format", "")) == "pdf":
-            found.append((str(fname), plotting.outside_canvas(self)))
+            found.append((str(fname), check(self)))
         return original(self, fname, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", recording)
@@ -32,6 +33,22 @@ def test_every_figure_fits_its_canvas(full_run, monkeypatch, study):
     found = drawn_figures(full_run, monkeypatch, study)
     assert found, f"{study} drew no figure"
     assert [(stem, problems) for stem, problems in found if problems] == []
+
+
+@pytest.mark.parametrize("study", PRODUCT_STUDIES)
+def test_every_figure_passes_the_print_checks(full_run, monkeypatch, study):
+    found = drawn_figures(full_run, monkeypatch, study, figure_checks.figure_problems)
+    assert found, f"{study} drew no figure"
+    assert [(stem, problems) for stem, problems in found if problems] == []
+
+
+def test_planted_same_grey_solid_lines_are_caught(full_run, monkeypatch):
+    from linbandits.studies.oam import figures as oam_figures
+
+    unmarked = {name: (colour, None) for name, (colour, _) in oam_figures.PALETTE.items()}
+    monkeypatch.setattr(oam_figures, "PALETTE", unmarked)
+    found = drawn_figures(full_run, monkeypatch, "oam", figure_checks.figure_problems)
+    assert any(p.startswith("greyscale") and "'OAM' and 'LinUCB'" in p for _, problems in found for p in problems)
 
 
 def test_planted_legend_off_the_canvas_is_caught(full_run, monkeypatch):

@@ -270,7 +270,8 @@ def test_table1_puts_the_published_lingape_run_beside_its_setting(tmp_path, monk
 
 
 def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, monkeypatch):
-    from linbandits.plotting import outside_canvas
+    from linbandits.figure_checks import figure_problems
+    from linbandits.plotting import outside_canvas, typeset
     from linbandits.studies.lingape import figures
 
     monkeypatch.chdir(tmp_path)
@@ -293,6 +294,7 @@ def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, mo
     for name, (series, fig) in drawn.items():
         FigureCanvasAgg(fig)
         assert outside_canvas(fig) == [], name
+        assert figure_problems(fig) == [], name
         ax = fig.axes[0]
         assert any(getattr(c, "has_yerr", False) for c in ax.containers), f"{name}: no error bars"
         assert all(p["low"] <= p["mean"] <= p["high"] for s in series for p in s["points"])
@@ -301,7 +303,7 @@ def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, mo
     assert figures.CENSORED_LABEL in legend
     for published in ("Table 1, XY-static: 12,758,934", "Table 1, XY-oracle: 2,742,457",
                       "Table 1, LinGapE (eps = Delta_min/2): 431,119"):
-        assert published in legend, legend
+        assert typeset(published) in legend, legend
     # one colour per algorithm: LinGapE's switch runs keep its colour
     colours = {c.get_label(): c.lines[0].get_color() for c in fig1.axes[0].containers}
     lingape = {c for label, c in colours.items() if label.startswith("LinGapE")}

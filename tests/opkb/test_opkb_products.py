@@ -310,8 +310,14 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert lines[default].get_color() == lines[published].get_color()
     assert len(env2.collections) == len(env2.lines)          # a band under every curve
     assert "not run" in fig._suptitle.get_text()
+    from linbandits.figure_checks import figure_problems
+
+    plotting.finish_figure(fig)
+    assert figure_problems(fig) == []
     by_name["opkb_fig2"].make(ctx)
     assert outside(seen["fig"]) == []
+    plotting.finish_figure(seen["fig"])
+    assert figure_problems(seen["fig"]) == []
     assert f"SW-GPUCB (window 1000) (n = {SEEDS})" in {line.get_label() for line in seen["fig"].axes[1].lines}
 
 
@@ -324,7 +330,7 @@ def test_preview_banner_stands_above_the_title(tmp_path, monkeypatch):
     monkeypatch.setattr(figures, "save_figure", lambda fig, stem: seen.update(fig=fig))
     [p for p in products.study_products(ctx.config, "opkb") if p.name == "opkb_fig1"][0].make(ctx)
     text = seen["fig"]._suptitle.get_text()
-    assert text.startswith("PREVIEW") and "Fig. 1" in text
+    assert text.startswith("PREVIEW") and "cumulative regret" in text
 
 
 def test_one_product_definition_for_both_targets(tmp_path):

@@ -208,10 +208,13 @@ def test_figure_products_on_a_synthetic_world(tmp_path, monkeypatch):
         for path in product.outputs:
             assert (tmp_path / path).stat().st_size > 1000, path
     assert drawn and all(outside_canvas(fig) == [] for fig in drawn)
-    subtitles = [t.get_text() for fig in drawn for ax in fig.axes for t in ax.texts]
-    assert any("50 runs per estimate" in t for t in subtitles)
+    from linbandits.figure_checks import figure_problems
+
+    assert [problems for problems in map(figure_problems, drawn) if problems] == []
+    subtitles = [t.get_text().replace("\n", " ") for fig in drawn for ax in fig.axes for t in ax.texts]
+    assert any("95% interval of the mean, 50 runs per estimate" in t for t in subtitles)
     titles = [ax.get_title() for fig in drawn for ax in fig.axes]
-    assert "switch at T/3" in titles
+    assert "(b) switch at $T$/3" in titles
     assert any("synthetic stand-in for R6A" in t for t in subtitles)
 
 

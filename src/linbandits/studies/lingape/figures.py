@@ -1,5 +1,8 @@
-"""Figs. 1-3: mean stopping time against d, Delta or K, with the 95% Student-t interval of the mean
-over the runs as error bars (the paper draws the mean of 10 runs and no bars).
+"""Figs. 1-3: mean stopping time against d, Delta or K, with the 95% interval of the mean over the runs
+(Student's t) as error bars (the paper draws the mean of 10 runs and no bars). The y axis is
+logarithmic wherever the means span more than a factor LOG_SPAN (Fig. 2's gaps differ a
+thousandfold: on a linear axis two of three sit on zero). A series run at fewer settings than the
+figure's says so in its legend entry, with its pull cap if it has one.
 
 One colour and marker per algorithm throughout the study; a switch run of an algorithm (another
 protocol choice, e.g. LinGapE's scratch form) keeps its colour and marker, drawn open and with its
@@ -9,7 +12,6 @@ triangle with the lower half of its bar only.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, LogFormatterSciNotation
 
 from linbandits import plotting
@@ -21,7 +23,7 @@ PALETTE = {"LinGapE": ("#d62728", "o"), "XY-static": ("#1f77b4", "s"), "XY-adapt
            "XY-oracle": ("#9467bd", "D")}
 SWITCH_STYLES = ("--", ":", "-.")
 CENSORED_LABEL = "lower bound: runs at the pull cap"
-WIDTH = 7.4
+LOG_SPAN = 30.0
 
 
 def figure_series(ctx, spec) -> list[dict]:
@@ -49,8 +51,22 @@ def figure_series(ctx, spec) -> list[dict]:
             switch_styles.setdefault(name, SWITCH_STYLES[len(switch_styles) % len(SWITCH_STYLES)])
         label = panel.get("label") or (f"{algorithm} ({exp.choice} = {exp.switch})" if switch else algorithm)
         out.append({"label": label, "algorithm": algorithm, "points": points, "switch": switch,
-                    "linestyle": switch_styles.get(name, "-")})
-    return out
+                    "linestyle": switch_styles.get(name, "-"), "sweep": exp.sweep or "x",
+                    "cap": (exp.options.get(algorithm) or {}).get("max_pulls")})
+    return with_missing_settings_named(out)
+
+
+def with_missing_settings_named(series: list[dict]) -> list[dict]:
+    """A series drawn at fewer settings than the figure's says which it has (and its pull cap):
+    'XY-adaptive (d = 2, 3 only; capped at 2e7 pulls)', so that no reader takes a gap for a result."""
+    every = {p["x"] for s in series for p in s["points"]}
+    for s in series:
+        xs = sorted(p["x"] for p in s["points"])
+        if xs and set(xs) < every:
+            values = ", ".join(f"{x:g}" for x in xs)
+            cap = f"; capped at {float(s['cap']):.0e} pulls".replace("e+0", "e") if s["cap"] else ""
+            s["label"] = f"{s['label']} ({s['sweep']} = {values} only{cap})"
+    return series
 
 
 def draw_series(ax, series: dict) -> None:
@@ -74,17 +90,20 @@ def published_label(label: str, total: int) -> str:
 
 
 def draw_published(ax, x, totals: dict) -> None:
-    """Table 1's totals at d = 5, each a cross in its algorithm's colour, named in the legend."""
+    """Table 1's totals at d = 5, each a large open black marker of its algorithm's shape (its series'
+    markers are filled): told apart in greyscale by shape, named in the legend."""
     for label, total in totals.items():
-        plotting.mark_published(ax, [x], [total], label=published_label(label, total))
-        colour, _ = plotting.algorithm_style(label.split(" (")[0], PALETTE)
-        ax.lines[-1].set_markerfacecolor(colour)
+        _, marker = plotting.algorithm_style(label.split(" (")[0], PALETTE)
+        ax.plot([x], [total], linestyle="none", marker=marker, markersize=8, markerfacecolor="none",
+                markeredgecolor="black", markeredgewidth=1.2, color="black", zorder=5,
+                label=published_label(label, total))
 
 
 def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: str, published=None,
                 preview: str = ""):
-    with plotting.matplotlib.rc_context(plotting.STYLE):
-        fig = Figure(figsize=(WIDTH, 4.0 + 1.5 * plotting.LEGEND_HEIGHT), layout="constrained")
+    with plotting.house_style():
+        entries = len(series) + (len(published[1]) if published else 0) + 1
+        fig = plotting.new_figure(1, 2.9 + 0.17 * entries)
         ax = fig.add_subplot()
         for s in series:
             draw_series(ax, s)
@@ -97,18 +116,18 @@ def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: s
             ax.xaxis.set_major_locator(FixedLocator(xs))    # a tick at each swept value, none between
         elif xs and all(float(v).is_integer() for v in xs):
             plotting.integer_ticks(ax, "x")
-        if spec.get("logy"):
+        means = [p["mean"] for s in series for p in s["points"] if p["mean"] > 0]
+        if spec.get("logy") or (means and max(means) > LOG_SPAN * min(means)):
             plotting.use_log_y(ax)
             ax.yaxis.set_major_formatter(LogFormatterSciNotation())   # 10^k: pull counts span 1e2 .. 1e8
+        else:
+            plotting.count_ticks(ax, "y")
         ax.set_xlabel(panel.get("xlabel", ""))
         ax.set_ylabel("stopping time (pulls)")
-        n_runs = sorted({p["runs"] for s in series for p in s["points"]})
-        runs = "/".join(str(n) for n in n_runs)
-        subtitle = f"mean of {runs} runs per point; bars: {100 * level:g}% Student-t interval of the mean"
+        n_runs = {p["runs"] for s in series for p in s["points"]}
+        subtitle = plotting.band_phrase(n_runs, "bars").replace("95%", f"{100 * level:g}%") + " per point"
         lines = [x for x in (subtitle, note) if x]
         plotting.set_panel_title(ax, spec.get("title", ""), "\n".join(lines))
-        if len(lines) > 1:      # room for the second subtitle line
-            ax.set_title(spec.get("title", ""), pad=14 + 10 * (len(lines) - 1))
         plotting.add_figure_legend(fig, last_labels=(CENSORED_LABEL,) + tuple(
             published_label(label, total) for label, total in (published[1].items() if published else ())))
         plotting.mark_preview(fig, preview or None)

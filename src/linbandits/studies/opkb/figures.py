@@ -1,39 +1,33 @@
-"""Figs. 1-2: mean cumulative regret against the round over the instance seeds, +-1 standard error
-shaded (s.d. with ddof 1 over sqrt(runs), linbandits.runs.curve_mean_se). Dashed (and dotted)
+"""Figs. 1-2: mean cumulative regret against the round over the instance seeds, its 95% interval of
+the mean shaded (Student's t, plotting.mean_interval). Dashed (and dotted)
 series are extra runs drawn beside the protocol's: SW-GPUCB with window 1000 on J.3, SW-GPUCB with
 the authors' window removal (removal = published) on Env 2. The paper prints no regret numbers,
 so there is nothing to mark as published."""
 from __future__ import annotations
 
-import matplotlib
-from matplotlib.figure import Figure
-
-from linbandits.plotting import (PANEL_WIDTH, STYLE, add_figure_legend, algorithm_style, integer_ticks,
-                                 mark_preview, save_figure, series_with_band, set_panel_title)
-from linbandits.runs import curve_mean_se
+from linbandits.plotting import (add_figure_legend, algorithm_style, band_phrase, house_style, integer_ticks,
+                                 mark_preview, mean_interval, new_figure, save_figure, series_with_band,
+                                 set_panel_title)
 
 # One colour and marker per algorithm throughout the study.
 PALETTE = {"SW-GPUCB": ("#1f77b4", "o"), "WGPUCB": ("#2ca02c", "s"), "ADA-OPKB": ("#d62728", "D"),
            "GP-UCB": ("#9467bd", "^"), "OPKB": ("#ff7f0e", "v"), "ADA-OPNN": ("#8c564b", "P"),
            "OPNN": ("#e377c2", "h"), "OPNN0": ("#7f7f7f", "*")}
 EXTRA_STYLES = ("--", ":", "-.")
-MARKERS_PER_CURVE = 8
 
 
 def draw_panel(ax, panel: dict) -> None:
     extra = {}
     horizon = 1
-    for s in panel["series"]:
+    for slot, s in enumerate(panel["series"]):
         colour, marker = algorithm_style(s["algorithm"], PALETTE)
         style = "-"
         if s["dashed"]:
             style = extra.setdefault(s["label"], EXTRA_STYLES[len(extra) % len(EXTRA_STYLES)])
-        mean, se = curve_mean_se(s["curves"])
+        mean, low, high = mean_interval(s["curves"])
         n = s["curves"].shape[0]
-        series_with_band(ax, s["t"], mean, mean - se, mean + se, f"{s['label']} (n = {n})", colour, None, style)
-        line = ax.lines[-1]
-        line.set_marker(marker)
-        line.set_markevery(max(1, len(s["t"]) // MARKERS_PER_CURVE))
+        series_with_band(ax, s["t"], mean, low, high, f"{s['label']} (n = {n})", colour, marker, style,
+                         slot=slot, hollow=bool(s["dashed"]))
         horizon = max(horizon, int(s["t"][-1]))
     ax.set_xlim(0, horizon)
     ax.set_ylim(bottom=0)
@@ -42,12 +36,12 @@ def draw_panel(ax, panel: dict) -> None:
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret")
     seeds = panel["seeds"]
-    set_panel_title(ax, panel["title"], f"{seeds} instance seed{'s' if seeds != 1 else ''}; mean +- 1 s.e.")
+    set_panel_title(ax, panel["title"], band_phrase(seeds, unit="instance seed"))
 
 
 def draw_figure(panels: list[dict], stem: str, title: str, note: str, preview: str) -> None:
-    with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(PANEL_WIDTH * len(panels) + 0.6, 4.0), layout="constrained")
+    with house_style():
+        fig = new_figure(1 if len(panels) == 1 else 2, 3.4)
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         for ax, panel in zip(axes, panels):
             if panel["series"]:
@@ -60,5 +54,5 @@ def draw_figure(panels: list[dict], stem: str, title: str, note: str, preview: s
         if preview:   # the preview banner above the figure's own title, never instead of it
             mark_preview(fig, f"{preview}\n{heading}")
         elif heading:
-            fig.suptitle(heading, fontsize=9)
+            fig.suptitle(heading)
         save_figure(fig, stem)

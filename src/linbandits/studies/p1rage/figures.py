@@ -2,8 +2,11 @@
 
 Drawn from error tables (error_tables.experiment_table, made from the runs files by the study's
 products): curves with the paper's 95% normal band (bars: its error bars), log y with plain-number
-decade ticks, integer ticks on a linear x, the authors' published curve dashed in each algorithm's
-colour, one colour and marker per algorithm in every figure of the study.
+decade ticks, ticks at the swept values on a short linear x (no T = 10 drawn on a '0' tick), the
+authors' published curve dashed with open markers in each algorithm's colour and marker, one colour and
+marker per algorithm in every figure of the study. A panel whose every run is right is said so in
+words, not drawn as curves stacked on the floor of an empty axis; a min-gap panel whose gap is one
+number (up to rounding) is drawn about that number, not about its rounding noise.
 """
 from __future__ import annotations
 
@@ -13,10 +16,11 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator
 
 from linbandits.errors import UserError
-from linbandits.plotting import (LEGEND_HEIGHT, MIN_FIGURE_WIDTH, PANEL_WIDTH, STYLE, add_figure_legend,
-                                 integer_ticks, mark_preview, per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
+from linbandits.plotting import (LEGEND_HEIGHT, STYLE, add_figure_legend, integer_ticks, mark_preview, new_figure,
+                                 per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
 from linbandits.plotting import algorithm_style as _style
 from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary
 
@@ -50,6 +54,7 @@ def _series(table: pd.DataFrame, algorithm: str) -> pd.DataFrame:
 # ------------------------------------------------------------------ axes level
 
 PUBLISHED_LABEL = "published (dashed)"
+NO_ERRORS = "no errors: 0/{n} runs wrong\nat every {x} for every algorithm"
 
 
 def plot_published_curves(published: pd.DataFrame, ax) -> None:
@@ -57,11 +62,12 @@ def plot_published_curves(published: pd.DataFrame, ax) -> None:
     (a zero drawn at 1/n_trials, like the reproduced curves)."""
     for algorithm in _algorithms(published):
         rows = published[published["algorithm"] == algorithm].sort_values("x")
-        colour, _ = algorithm_style(algorithm)
+        colour, marker = algorithm_style(algorithm)
         y = np.maximum(rows["error_prob"].to_numpy(float), 1.0 / rows["n_trials"].to_numpy(float))
         ax.plot(rows["x"].to_numpy(float), y, color=colour, linestyle="--", linewidth=1.0, alpha=0.9,
-                gid=f"published:{algorithm}")
-    ax.plot([], [], color="0.3", linestyle="--", linewidth=1.0, label=PUBLISHED_LABEL)
+                marker=marker, markerfacecolor="white", markersize=3, gid=f"published:{algorithm}")
+    ax.plot([], [], color="0.3", linestyle="--", linewidth=1.0, marker="o", markerfacecolor="white", markersize=3,
+            label=PUBLISHED_LABEL)
 
 
 def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
@@ -72,6 +78,9 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
     (the smallest non-zero estimate possible) with a hollow marker, and the band's
     lower limit is clipped to the same floor.
     """
+    if (table["n_errors"] == 0).all() and (published is None or published.empty):
+        no_errors_panel(table, ax, xlabel, logx)
+        return
     any_zero = False
     for algorithm in _algorithms(table):
         rows = _series(table, algorithm)
@@ -108,6 +117,24 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
     ax.set_ylabel("error probability")
 
 
+def no_errors_panel(table: pd.DataFrame, ax, xlabel: str, logx: bool) -> None:
+    """Every run of every algorithm right: said in words over the swept range (six curves on the floor
+    of an empty log axis say nothing more and hide one another)."""
+    x = table["x"].to_numpy(float)
+    ax.set_xlim(x.min(), x.max())
+    if logx:
+        use_log_x(ax)
+    else:
+        integer_x(ax, x)
+    trials = "/".join(str(n) for n in sorted(table["n_trials"].unique()))
+    ax.text(0.5, 0.5, NO_ERRORS.format(n=trials, x=xlabel.split()[-1] if xlabel else "x"), ha="center",
+            va="center", transform=ax.transAxes, gid="no-errors")
+    ax.set_yticks([])
+    ax.grid(False)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("error probability")
+
+
 def log_y(ax, wide=(1.0,), narrow=(1.0, 2.0, 3.0, 5.0)) -> None:
     """Log y with plain-number ticks: at `wide` x 10^k, or at 1, 2, 3, 5 x 10^k where the panel spans
     less than a decade and a half (a Yahoo! panel at 0.2-0.7 would have no labelled tick)."""
@@ -116,12 +143,22 @@ def log_y(ax, wide=(1.0,), narrow=(1.0, 2.0, 3.0, 5.0)) -> None:
     use_log_y(ax, subs=narrow if top / bottom < 30 else wide)
 
 
+FEW_VALUES = 7
+
+
 def integer_x(ax, x) -> None:
-    """Whole-number ticks on a short integer axis (s = 0..9); a long one (T, L in the hundreds)
-    keeps matplotlib's round steps, which are whole numbers already and not crowded."""
+    """Ticks at the swept values where there are at most FEW_VALUES of them, standing apart and spanning
+    all that is drawn (a published curve may reach further); whole-number ticks on a
+    short integer axis (s = 0..9); a long one (L in the hundreds) keeps matplotlib's round steps."""
     x = np.asarray(x, float)
-    x = x[np.isfinite(x)]
-    if x.size and np.all(x == np.round(x)) and x.max() - x.min() <= 20:
+    x = np.unique(x[np.isfinite(x)])
+    low, high = sorted((ax.dataLim.x0, ax.dataLim.x1)) if np.isfinite(ax.dataLim.x0) else (x.min(), x.max())
+    span = max(high - low, x.max() - x.min())
+    apart = x.size > 1 and np.diff(x).min() >= 0.08 * span
+    covers = x.size > 1 and x.min() - low <= 0.01 * span and high - x.max() <= 0.01 * span   # nothing drawn beyond
+    if 1 < x.size <= FEW_VALUES and apart and covers:
+        ax.xaxis.set_major_locator(FixedLocator(x))      # a tick at each budget: T = 10 is not drawn at '0'
+    elif x.size and np.all(x == np.round(x)) and x.max() - x.min() <= 20:
         integer_ticks(ax)
 
 
@@ -146,15 +183,25 @@ def min_gap_by_x(table_or_summaries) -> pd.Series:
     return gaps
 
 
-def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False) -> None:
-    """The minimum gap of each instance vs x (log y), as under Figs. 3 and 6."""
+ROUNDING = 1e-9
+
+
+def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False, x_ticks: bool = True) -> None:
+    """The minimum gap of each instance vs x (log y), as under Figs. 3 and 6; x_ticks False under an
+    error panel whose x axis it shares (its ticks were set for all that panel draws)."""
     gaps = min_gap_by_x(table_or_summaries)
     ax.plot(gaps.index.to_numpy(), gaps.to_numpy(), color="black", marker=".",
             gid="min-gap")
+    low, high = float(gaps.min()), float(gaps.max())
+    if high - low <= ROUNDING * high:
+        # one gap up to rounding (0.2 and 0.19999999999996): a decade about it, and its value in words
+        ax.set_ylim(low / 3.0, high * 3.0)
+        ax.text(0.98, 0.9, f"the same at every x: {high:.4g}", ha="right", va="top", transform=ax.transAxes,
+                fontsize=STYLE["legend.fontsize"])
     log_y(ax, wide=(1.0, 2.0, 5.0))
-    if logx:
+    if logx and x_ticks:
         use_log_x(ax)
-    else:
+    elif x_ticks:
         integer_x(ax, gaps.index)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(GAP_LABEL)
@@ -213,17 +260,17 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
     published = list(published) if published is not None else [None] * n
     if len(published) != n:
         raise UserError(f"{len(published)} published tables for {n} panels")
-    height = {"curves": 3.0, "curves_gap": 4.2, "bars": 3.0}[kind] + LEGEND_HEIGHT
+    height = {"curves": 2.9, "curves_gap": 4.0, "bars": 3.0}[kind] + LEGEND_HEIGHT
     with matplotlib.rc_context(STYLE):
-        width = max(PANEL_WIDTH * n, MIN_FIGURE_WIDTH)
-        fig = Figure(figsize=(width, height), layout="constrained")
+        fig = new_figure(1 if n == 1 else 2, height)
         if kind == "curves_gap":
             grid = fig.add_gridspec(2, n, height_ratios=(3, 1.2))
         else:
             grid = fig.add_gridspec(1, n)
         for i, table in enumerate(tables):
             ax = fig.add_subplot(grid[0, i])
-            set_panel_title(ax, titles[i] or "", subtitles[i])
+            subtitle = subtitles[i].replace("band:", "bars:", 1) if kind == "bars" and subtitles[i] else subtitles[i]
+            set_panel_title(ax, titles[i] or "", subtitle)
             if kind == "bars":
                 plot_error_bars(table, ax, published[i])
                 continue
@@ -232,7 +279,7 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
                 continue
             plot_error_curves(table, ax, "", logx=logx, published=published[i])
             gap_ax = fig.add_subplot(grid[1, i], sharex=ax)
-            plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx)
+            plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx, x_ticks=False)
             ax.tick_params(labelbottom=False)
         add_figure_legend(fig, last_labels=(PUBLISHED_LABEL, ZERO_FLOOR_LABEL))
         mark_preview(fig, note or None)

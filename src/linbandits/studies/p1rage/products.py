@@ -89,8 +89,9 @@ def make_comparison(ctx, names) -> None:
 def panel_subtitle(ctx, name: str, table) -> str:
     """The run count of a panel (from its table), and whether it reads the synthetic stand-in for R6A (a
     switch run's choice is its panel's title; the preview banner goes across the figure)."""
-    low, high = int(table["n_trials"].min()), int(table["n_trials"].max())
-    notes = [f"{low if low == high else f'{low}-{high}'} runs per estimate"]
+    from linbandits.plotting import band_phrase
+
+    notes = [band_phrase(table["n_trials"].unique()) + " per estimate"]
     if synthetic_yahoo(ctx, name):
         notes.append("synthetic stand-in for R6A")
     return "; ".join(notes)

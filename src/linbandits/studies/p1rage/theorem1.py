@@ -12,11 +12,11 @@ def theorem1_bound(K: int, d: int, T: int, gap: float) -> float:
 
 
 def build_theorem1(table, summaries, subtitle: str = "", note: str = ""):
-    """G-BAI's error (the paper's 95% normal band; 0 errors drawn at 1/n) and the bound, by budget T."""
+    """G-BAI's error (the paper's 95% normal band; 0 errors drawn at 1/n) and the bound, by budget T.
+    The bound is written K exp(...), not K e^{...}: an exponent's own exponent is drawn below 5 pt."""
     import matplotlib
-    from matplotlib.figure import Figure
 
-    from linbandits.plotting import STYLE, add_figure_legend, mark_preview, set_panel_title
+    from linbandits.plotting import STYLE, add_figure_legend, mark_preview, new_figure, set_panel_title
     from linbandits.studies.p1rage.figures import algorithm_style, integer_x, log_y
 
     g = table[table["algorithm"] == "G-BAI"].sort_values("x")
@@ -25,14 +25,14 @@ def build_theorem1(table, summaries, subtitle: str = "", note: str = ""):
     bound = np.array([theorem1_bound(s["K"], s["d"], s["T"], s["min_gap"]) for s in inst])
     colour, marker = algorithm_style("G-BAI")
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(5, 3.8), layout="constrained")
+        fig = new_figure(1, 3.3)
         ax = fig.add_subplot()
         floor = 1.0 / g["n_trials"].to_numpy()
         err = np.maximum(g["error_prob"].to_numpy(), floor)
         ax.plot(g["x"], err, color=colour, marker=marker, label="G-BAI, empirical (0 errors drawn at 1/n)")
         ax.fill_between(g["x"], np.maximum(g["ci95_low"], floor), np.maximum(g["ci95_high"], floor),
                         color=colour, alpha=0.2, linewidth=0)
-        ax.plot(T, bound, "k--", label=r"bound $K\,e^{-T\Delta^2/(12d)}$")
+        ax.plot(T, bound, "k--", label=r"bound $K\,\exp(-T\Delta^2/(12d))$")
         ax.axhline(1.0, color="grey", lw=0.8)
         log_y(ax)
         integer_x(ax, g["x"])

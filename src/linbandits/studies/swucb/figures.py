@@ -1,24 +1,31 @@
-"""Figs. 1-2 and the switches figure: mean cumulative dynamic regret vs T, log-log, with +-1.96 s.e.
-bands, and each series' OLS slope fit drawn with its 95% bootstrap CI (the slopes table's numbers).
+"""Figs. 1-2 and the switches figure: mean cumulative dynamic regret vs T, log-log, with the 95% interval
+of the mean shaded (Student's t over the runs), and each series' OLS slope fit drawn with its 95%
+bootstrap CI (the slopes table's numbers).
 
 One colour and marker per algorithm throughout the study; a switch run's series keep their
 algorithm's colour and marker, with a dashed or dotted line and open markers.
 """
 from __future__ import annotations
 
-import matplotlib
-import numpy as np
-from matplotlib.figure import Figure
+import re
 
-from linbandits.plotting import (BAND_ALPHA, PANEL_WIDTH, STYLE, algorithm_style, mark_preview, save_figure,
-                                 set_panel_title, use_log_x, use_log_y)
-from linbandits.runs import mean_se
+import numpy as np
+
+from linbandits.plotting import (BAND_ALPHA, algorithm_style, band_phrase, house_style, mark_preview, mean_interval,
+                                 new_figure, save_figure, set_panel_title, use_log_x, use_log_y)
 
 PALETTE = {"SW-UCB": ("#1f77b4", "o"), "EXP3.S": ("#d62728", "s"), "BOB": ("#2ca02c", "^")}
 SWITCH_STYLES = ("--", ":", "-.")
-Z_BAND = 1.96
 FIT_LABEL = "OLS fit; fan: the slope's 95% bootstrap CI"
-SUBTITLE = "mean \u00b1 1.96 s.e. (shaded)"
+# A switch run's options in words (the series' key in the slopes table is 'EXP3.S (variant=rexp3)').
+OPTION_WORDS = {"variant=rexp3": "Rexp3, restarts", "variation=budget": "V = B_T",
+                "window=known": "told B_T"}
+
+
+def in_words(label: str) -> str:
+    """'EXP3.S (variant=rexp3)' -> 'EXP3.S (Rexp3, restarts)'; an option without
+    words of its own is written 'key = value'."""
+    return re.sub(r"(\w+)=([^,)]+)", lambda m: OPTION_WORDS.get(m.group(0), f"{m.group(1)} = {m.group(2)}"), label)
 
 
 def series_style(algorithm: str, k: int) -> dict:
@@ -39,21 +46,19 @@ def fit_of(slopes, experiment: str, label: str):
 
 
 def legend_label(label: str, n_runs: int, fit) -> str:
-    text = f"{label} ({n_runs} runs)"
+    text = f"{in_words(label)} ({n_runs} runs)"
     if fit is None:
         return text
     slope, low, high, theory = fit
-    text += f": slope {slope:.3f} [{low:.3f}, {high:.3f}]"
+    text += f":\nslope {slope:.3f} [{low:.3f}, {high:.3f}]"      # two lines: one column holds them
     return text + (f", theory {theory:.3f}" if np.isfinite(theory) else "")
 
 
 def draw_series(ax, T, runs, label, style, fit) -> tuple[float, float]:
-    """Means with their +-1.96 s.e. band, and the fit line with its CI fan; the y range drawn."""
-    stats = [mean_se(r) for r in runs]
-    mean = np.array([m for m, _ in stats])
-    se = np.nan_to_num(np.array([s for _, s in stats]))
-    low = np.maximum(mean - Z_BAND * se, mean * 1e-3)          # a log axis has no room for <= 0
-    high = mean + Z_BAND * se
+    """Means with their 95% interval shaded, and the fit line with its CI fan; the y range drawn."""
+    stats = np.array([[float(v) for v in mean_interval(np.asarray(r, float))] for r in runs])
+    mean, low, high = stats.T
+    low = np.maximum(low, mean * 1e-3)          # a log axis has no room for <= 0
     colour = style["color"]
     ax.fill_between(T, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0)
     ax.plot(T, mean, label=label, linewidth=1.0, **style)
@@ -70,8 +75,9 @@ def draw_series(ax, T, runs, label, style, fit) -> tuple[float, float]:
     return float(low.min()), float(high.max())
 
 
-def draw_panel(ax, panel: dict, slopes) -> None:
-    """One panel with its own legend below it: a series' slope belongs to its panel."""
+def draw_panel(ax, panel: dict, slopes, legend_ax=None) -> None:
+    """One panel with its own legend below it (in legend_ax, a blank row kept for it, so that the layout
+    sizes the figure for it): a series' slope belongs to its panel."""
     n_runs = set()
     for k, experiment, series in panel["series"]:
         groups: dict = {}
@@ -89,10 +95,14 @@ def draw_panel(ax, panel: dict, slopes) -> None:
     use_log_y(ax, subs=(1.0, 2.0, 5.0))
     ax.set_xlabel("horizon T")
     ax.set_ylabel("mean cumulative dynamic regret")
-    runs_text = ", ".join(str(n) for n in sorted(n_runs))
-    set_panel_title(ax, panel["title"], f"{SUBTITLE}; {runs_text} runs per point")
+    set_panel_title(ax, panel["title"], band_phrase(n_runs) + " per point")
     ax.plot([], [], color="0.4", linewidth=0.8, label=FIT_LABEL)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
+    if legend_ax is None:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
+    else:
+        legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.0), bbox_transform=legend_ax.transAxes,
+                           ncol=1, frameon=False, borderaxespad=0)
+        legend.set_in_layout(False)
 
 
 def legend_entries(panel: dict) -> int:
@@ -100,12 +110,16 @@ def legend_entries(panel: dict) -> int:
 
 
 def draw_figure(panels: list[dict], slopes, stem: str, note: str = "") -> None:
-    with matplotlib.rc_context(STYLE):
+    with house_style():
         most = max(legend_entries(p) for p in panels)
-        fig = Figure(figsize=(max(5.2, (PANEL_WIDTH + 1.6) * len(panels)), 3.4 + 0.17 * most), layout="constrained")
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        for ax, panel in zip(axes, panels):
-            draw_panel(ax, panel, slopes)
+        legend_height = 0.29 * most                     # an entry is two lines of 7 pt
+        fig = new_figure(1 if len(panels) == 1 else 2, 2.8 + legend_height)
+        # the rows share what the titles and tick labels leave (about 0.9 in of the plot row's 2.8)
+        grid = fig.add_gridspec(2, len(panels), height_ratios=(1.9, legend_height + 0.05))
+        for k, panel in enumerate(panels):
+            legend_ax = fig.add_subplot(grid[1, k])
+            legend_ax.set_axis_off()
+            draw_panel(fig.add_subplot(grid[0, k]), panel, slopes, legend_ax)
         mark_preview(fig, note or None)
         save_figure(fig, stem)
         return fig
