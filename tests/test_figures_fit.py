@@ -2,6 +2,7 @@
 (linbandits.figure_checks: size, greyscale, honest axes, reference lines, words), measured with
 matplotlib's own extents as each figure is saved. Planted defects must be caught: a legend pushed off
 the canvas, OAM's series drawn as they were (solid lines, no markers, grey 91 and 100)."""
+import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
@@ -65,3 +66,15 @@ def test_planted_legend_off_the_canvas_is_caught(full_run, monkeypatch):
             monkeypatch.setattr(module, "add_figure_legend", off_canvas)
     found = drawn_figures(full_run, monkeypatch, "oam")
     assert found and all(any(p.startswith("legend") for p in problems) for _, problems in found)
+
+
+def test_the_contact_sheet_rule_puts_every_figure_of_the_run_on_one_page(full_run, snakemake):
+    from matplotlib.image import imread
+
+    snakemake(full_run, "--cores", "1", "contact_sheet")
+    for name in ("contact_sheet", "contact_sheet_grey"):
+        sheet = imread(full_run / "figures" / f"{name}.png")
+        assert sheet.shape[0] > 1000 and (full_run / "figures" / f"{name}.pdf").stat().st_size > 1000
+    # the greyscale sheet is grey: its three channels agree
+    grey = imread(full_run / "figures" / "contact_sheet_grey.png")
+    assert np.allclose(grey[..., 0], grey[..., 1]) and np.allclose(grey[..., 1], grey[..., 2])

@@ -34,6 +34,34 @@ rule overview:
         f"{LB} overview {{params.studies}} {{params.preview}} --out {{output}} > {{log}} 2>&1"
 
 
+# Every figure of the run on one page (`snakemake --cores 2 contact_sheet`), in colour and in
+# greyscale, as a reviewer would look at them side by side; not part of the default target.
+rule contact_sheet:
+    input:
+        [
+            f
+            for s in ENABLED_STUDIES
+            for f in STUDY_TARGETS[s]
+            if f.startswith(f"{PREFIX}figures/") and f.endswith(".png")
+        ],
+    output:
+        multiext(f"{PREFIX}figures/contact_sheet", ".pdf", ".png"),
+        multiext(f"{PREFIX}figures/contact_sheet_grey", ".pdf", ".png"),
+    log:
+        f"{PREFIX}logs/contact_sheet.log",
+    conda:
+        ENV
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        # the sheets' own directory: figures/ of this run (or of the preview)
+        figures=lambda wildcards, output: os.path.dirname(output[0]),
+    shell:
+        "(python3 -m linbandits.contact_sheet {params.figures}"
+        " && python3 -m linbandits.contact_sheet {params.figures} --grey) > {log} 2>&1"
+
+
 # The opt-in targets the studies' products name (e.g. `snakemake --cores 2 robustness`: every
 # claim judged under every switch run, also those the default target leaves out).
 for _target, _files in OPT_IN_TARGETS.items():
