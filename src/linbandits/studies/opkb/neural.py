@@ -12,6 +12,7 @@ without the N x p Jacobian (p = 792,064 parameters at m = 512, 12.6 million at 2
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 class ReluNetwork:
@@ -78,7 +79,17 @@ class ReluNetwork:
             deltas = self.deltas(pre)
             grads = [(delta * residual[:, None]).T @ h for delta, h in zip(deltas, inputs)]
             for W, W0, grad in zip(self.weights, self.initial, grads):
-                W -= lr * (grad + self.width * lam * (W - W0))
+                descend(W, W0, grad, lr, self.width * lam)
+
+
+@njit(cache=True)
+def descend(W, W0, grad, lr, decay):
+    """W -= lr * (grad + decay * (W - W0)) in place, entry by entry: numpy's expression made the same
+    operations in the same order (so the same W bit for bit, tests/opkb/test_opkb_neural.py) through four
+    temporaries of W's size: 0.34 -> 0.08 ms a 512 x 512 layer, 100 steps x 5 layers at every block end."""
+    for i in range(W.shape[0]):
+        for j in range(W.shape[1]):
+            W[i, j] -= lr * (grad[i, j] + decay * (W[i, j] - W0[i, j]))
 
 
 def network_features(network: ReluNetwork, arms: np.ndarray) -> np.ndarray:
@@ -111,6 +122,10 @@ def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: 
 
     class NeuralConstants(KernelConstants):
         def refresh(self, indices, played, ys) -> bool:
+            if not self.trains:
+                # No training (OPNN0): the reset network's features, pi and every held value would be computed
+                # again bit for bit the same (tests/opkb/test_opkb_neural.py): keep them.
+                return False
             # Reset to W0 and train on every round of the epoch (the code), then new features and pi(X).
             network.reset()
             counts = np.bincount(played, minlength=len(arms)).astype(float)
@@ -121,4 +136,6 @@ def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: 
             self.pi = design.d_design_solution(self.Phi, self.lam, start=self.uniform_leverage()).P
             return True
 
-    return NeuralConstants(network_features(network, arms), T, options), network
+    constants = NeuralConstants(network_features(network, arms), T, options)
+    constants.trains = options["steps"] > 0
+    return constants, network
