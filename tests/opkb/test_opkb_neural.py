@@ -184,3 +184,33 @@ def test_opnn0_keeps_its_features_with_the_same_run_as_refreshing_them():
     assert np.array_equal(kept["regret"].view(np.int64), refreshed["regret"].view(np.int64))
     assert np.array_equal(kept["arms"], refreshed["arms"]) and kept["restarts"] == refreshed["restarts"]
     assert kept["restarts"] >= 1                               # the run restarts: the stored gaps are read
+
+
+# ------------------------------------------------------------------ precision (float64 default, float32 switch)
+
+def test_float32_network_draws_the_same_weights_and_computes_in_float32():
+    from linbandits.studies.opkb import algorithms, neural
+
+    assert algorithms.PRECISIONS == tuple(neural.PRECISIONS)
+    X = np.random.default_rng(12).standard_normal((30, 5))
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    n = np.random.default_rng(13).integers(0, 5, 30).astype(float)
+    ybar = np.random.default_rng(14).uniform(-0.5, 0.5, 30)
+    nets = {p: ReluNetwork(5, 64, 3, np.random.default_rng(15), dtype) for p, dtype in neural.PRECISIONS.items()}
+    single, double = nets["float32"], nets["float64"]
+    assert all(a.dtype == np.float32 and np.array_equal(a, b.astype(np.float32))
+               for a, b in zip(single.initial, double.initial))              # the float64 draws, rounded
+    for net in nets.values():
+        net.train(X, n, ybar, steps=20, lr=2.048e-5 / 64, lam=10.0)
+    assert all(w.dtype == np.float32 for w in single.weights)
+    assert single.gradient_gram(X).dtype == np.float32
+    # float32 arithmetic, not float64 rounded at the end: close to the float64 network but not its rounding
+    moved = [(w - w0) for w, w0 in zip(double.weights, double.initial)]
+    assert all(np.max(np.abs(m)) > 0 for m in moved)
+    assert all(np.allclose(a, b, rtol=1e-3, atol=1e-5) for a, b in zip(single.weights, double.weights))
+    assert not all(np.array_equal(a, b.astype(np.float32)) for a, b in zip(single.weights, double.weights))
+    features = {p: network_features(net, X) for p, net in nets.items()}
+    assert all(f.dtype == np.float64 for f in features.values())            # the OP design solves in float64
+    gram32, gram64 = (features[p] @ features[p].T for p in ("float32", "float64"))
+    assert np.max(np.abs(gram32 - gram64)) <= 1e-4 * np.max(np.abs(gram64))
+    assert not np.array_equal(features["float32"], features["float64"])

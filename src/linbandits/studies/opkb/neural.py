@@ -8,6 +8,10 @@ The features are the gradients of the unscaled g; their Gram is, layer by layer,
 (delta_l: dg/d(pre-activation of layer l), h_{l-1}: the layer's input), so
 G G^T = sum_l (Delta_l Delta_l^T) * (H_{l-1} H_{l-1}^T) from one batched forward and backward pass,
 without the N x p Jacobian (p = 792,064 parameters at m = 512, 12.6 million at 2048).
+
+precision: the network's arithmetic (weights, training, Gram, its Cholesky factor), float64 (this study's
+default) or float32 (the authors' code). The same initial draws either way (float64 draws, rounded); the
+features go to the OP design in float64 (docs/protocols/opkb.md).
 """
 from __future__ import annotations
 
@@ -15,12 +19,16 @@ import numpy as np
 from numba import njit
 
 
+PRECISIONS = {"float64": np.float64, "float32": np.float32}
+
+
 class ReluNetwork:
-    def __init__(self, d: int, width: int, hidden: int, rng: np.random.Generator):
+    def __init__(self, d: int, width: int, hidden: int, rng: np.random.Generator, dtype=np.float64):
         shapes = [(width, d)] + [(width, width)] * hidden + [(1, width)]
         sd = np.sqrt(2.0 / width)
         self.width = width
-        self.initial = [rng.standard_normal(s) * sd for s in shapes]
+        self.dtype = np.dtype(dtype)
+        self.initial = [(rng.standard_normal(s) * sd).astype(self.dtype, copy=False) for s in shapes]
         self.weights = [w.copy() for w in self.initial]
 
     @property
@@ -33,7 +41,7 @@ class ReluNetwork:
     def forward(self, X: np.ndarray):
         """(g(x) for every row of X, the inputs of every layer, the pre-activations)."""
         inputs, pre = [], []
-        h = np.asarray(X, float)
+        h = np.asarray(X, self.dtype)
         for W in self.weights[:-1]:
             inputs.append(h)
             z = h @ W.T
@@ -44,7 +52,7 @@ class ReluNetwork:
 
     def deltas(self, pre) -> list[np.ndarray]:
         """dg/d(pre-activation) of every layer for every row (the last layer's is 1)."""
-        out = [np.ones((pre[0].shape[0], 1))]
+        out = [np.ones((pre[0].shape[0], 1), self.dtype)]
         back = np.repeat(self.weights[-1], pre[0].shape[0], axis=0)          # dg/dh of the last hidden layer
         for W, z in zip(reversed(self.weights[:-1]), reversed(pre)):
             delta = back * (z > 0)
@@ -55,7 +63,7 @@ class ReluNetwork:
     def gradient_gram(self, X: np.ndarray) -> np.ndarray:
         """G G^T of the gradients of g at the rows of X, by the per-layer identity."""
         _, inputs, pre = self.forward(X)
-        gram = np.zeros((len(X), len(X)))
+        gram = np.zeros((len(X), len(X)), self.dtype)
         for delta, h in zip(self.deltas(pre), inputs):
             gram += (delta @ delta.T) * (h @ h.T)
         return gram
@@ -71,15 +79,17 @@ class ReluNetwork:
         """J full-batch gradient steps on sum_a n_a (f(a) - ybar_a)^2 / 2 + m lam ||W - W0||^2 / 2
         (the code's per-arm aggregation of sum_s (f(x_s) - y_s)^2 / 2: the same gradient)."""
         played = counts > 0
-        X, n, ybar = arms[played], counts[played], means[played]
-        root_m = np.sqrt(self.width)
+        X, n, ybar = arms[played], counts[played].astype(self.dtype), means[played].astype(self.dtype)
+        # in float64 the same Python floats as before; in float32 float32 scalars (no silent float64 upcast)
+        root_m, lr, decay = (self.dtype.type(v) if self.dtype != np.float64 else v
+                             for v in (np.sqrt(self.width), lr, self.width * lam))
         for _ in range(steps):
             g, inputs, pre = self.forward(X)
             residual = n * (root_m * g - ybar) * root_m                      # dLoss/dg per arm
             deltas = self.deltas(pre)
             grads = [(delta * residual[:, None]).T @ h for delta, h in zip(deltas, inputs)]
             for W, W0, grad in zip(self.weights, self.initial, grads):
-                descend(W, W0, grad, lr, self.width * lam)
+                descend(W, W0, grad, lr, decay)
 
 
 @njit(cache=True)
@@ -93,12 +103,13 @@ def descend(W, W0, grad, lr, decay):
 
 
 def network_features(network: ReluNetwork, arms: np.ndarray) -> np.ndarray:
-    """Phi = cholesky(G G^T) (the code's feature map), with the smallest jitter that factors it."""
+    """Phi = cholesky(G G^T) (the code's feature map) in the network's precision, with the smallest jitter that
+    factors it; returned in float64 (what the OP design solves in)."""
     gram = network.gradient_gram(arms)
     jitter = 0.0
     for _ in range(12):
         try:
-            return np.linalg.cholesky(gram + jitter * np.eye(len(gram)))
+            return np.linalg.cholesky(gram + jitter * np.eye(len(gram), dtype=gram.dtype)).astype(float, copy=False)
         except np.linalg.LinAlgError:
             jitter = 1e-12 * np.trace(gram) / len(gram) if jitter == 0 else jitter * 10
     raise np.linalg.LinAlgError("neural tangent Gram is not positive definite")
@@ -117,7 +128,7 @@ def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: 
     from linbandits.studies.opkb.opkb import KernelConstants
 
     network = ReluNetwork(arms.shape[1], options["width"], options["hidden"],
-                          streams.generator(seed, trial, streams.NETWORK))
+                          streams.generator(seed, trial, streams.NETWORK), PRECISIONS[options.get("precision", "float64")])
     lr = step_size(options)
 
     class NeuralConstants(KernelConstants):
