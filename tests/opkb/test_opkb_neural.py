@@ -80,7 +80,7 @@ def test_opnn0_is_opkb_on_the_initial_networks_features():
     inst = opkb_env1(seed=0, N=15, d=4, T=1500, switch=600)
     options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
                    mixture_probability=0.2, delta=1e-4, width=16, hidden=3, steps=0, lr=None, lam=10.0,
-                   eps_scale=0.02, j_star=2)
+                   eps_scale=0.02, j_star=2, precision="float32")
     constants, network = neural_constants(inst.arms, inst.T, options, 3, 0)
     fixed = opkb.KernelConstants(network_features(network, inst.arms), inst.T, options)
     a = opkb.run_opkb(inst, options, 3, 0, True, constants)
@@ -99,7 +99,7 @@ def test_held_results_follow_the_new_features(monkeypatch):
     inst = opkb_env1(seed=1, N=15, d=4, T=1500, switch=600)
     options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
                    mixture_probability=0.2, delta=1e-4, width=16, hidden=3, steps=5, lr=1e-4, lam=10.0,
-                   eps_scale=0.02, j_star=2)
+                   eps_scale=0.02, j_star=2, precision="float32")
 
     def run(get):
         """The run, and whether the held values were those of the current features after every refresh."""
@@ -178,7 +178,7 @@ def test_opnn0_keeps_its_features_with_the_same_run_as_refreshing_them():
     inst = opkb_env1(seed=2, N=40, d=4, T=3000, switch=1200)
     options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
                    mixture_probability=0.2, delta=1e-4, width=32, hidden=3, steps=0, lr=None, lam=10.0,
-                   eps_scale=0.02, j_star=2)
+                   eps_scale=0.02, j_star=2, precision="float32")
     (kept, once), (refreshed, every_block) = opnn0_run(inst, options, False), opnn0_run(inst, options, True)
     assert once == 1 and every_block > 10                     # the old path refreshed at every block end
     assert np.array_equal(kept["regret"].view(np.int64), refreshed["regret"].view(np.int64))
@@ -186,7 +186,7 @@ def test_opnn0_keeps_its_features_with_the_same_run_as_refreshing_them():
     assert kept["restarts"] >= 1                               # the run restarts: the stored gaps are read
 
 
-# ------------------------------------------------------------------ precision (float64 default, float32 switch)
+# ------------------------------------------------------------------ precision (float32 default, float64 switch)
 
 def test_float32_network_draws_the_same_weights_and_computes_in_float32():
     from linbandits.studies.opkb import algorithms, neural

@@ -367,6 +367,12 @@ def test_the_default_target_reads_the_neural_runs(tmp_path):
     assert all(f"results/opkb/runs/{name}.npz" in figures_read
                for name in ("opkb_env1_neural", "opkb_env2_neural", "opkb_cosine_neural", "opkb_slow_neural"))
     assert any("opkb_slow_sw1000__published" in f for f in ps["claims"].inputs)
+    # the neural variants' precision and width switches are opt-in (robustness): read by its product only
+    ctx = context(tmp_path, switches=("published", "float64", "w2048"))
+    ps = {p.name: p for p in products.study_products(ctx.config, "opkb")}
+    for name in ("opkb_env1_neural__float64", "opkb_cosine_neural__w2048"):
+        runs_file = f"results/opkb/runs/{name}.npz"
+        assert runs_file in ps["robustness"].inputs and runs_file not in ps["claims"].inputs
 
 
 def test_robustness_false_moves_the_switch_runs_to_the_robustness_target(tmp_path):

@@ -116,11 +116,11 @@ class ADAOPKB(OPKB):
     adaptive = True
 
 
-# The ADA-OPNN config of the authors (spec C); width 512 with eta * m = 2.048e-5 and float64 are this study's
-# defaults (the authors': 2048 and float32; docs/protocols/opkb.md).
+# The ADA-OPNN config of the authors (spec C), float32 as their code computes; width 512 with eta * m = 2.048e-5
+# is this study's default (theirs: 2048; docs/protocols/opkb.md: the `width` and `precision` choices).
 OPNN_DEFAULTS = {"noise": "truncated", "sigma": 100.0, "beta_scale": 50.0, "mu_scale": 0.2, "e_scale": 0.005,
                  "g_scale": 0.1, "mixture_probability": 0.2, "delta": 1e-4, "width": 512, "hidden": 3,
-                 "steps": 100, "lr": None, "lam": 10.0, "precision": "float64"}
+                 "steps": 100, "lr": None, "lam": 10.0, "precision": "float32"}
 # The same names as neural.PRECISIONS (a test checks), not imported from there: it loads numba.
 PRECISIONS = ("float64", "float32")
 

@@ -9,9 +9,9 @@ The features are the gradients of the unscaled g; their Gram is, layer by layer,
 G G^T = sum_l (Delta_l Delta_l^T) * (H_{l-1} H_{l-1}^T) from one batched forward and backward pass,
 without the N x p Jacobian (p = 792,064 parameters at m = 512, 12.6 million at 2048).
 
-precision: the network's arithmetic (weights, training, Gram, its Cholesky factor), float64 (this study's
-default) or float32 (the authors' code). The same initial draws either way (float64 draws, rounded); the
-features go to the OP design in float64 (docs/protocols/opkb.md).
+precision: the network's arithmetic (weights, training, Gram, its Cholesky factor), float32 (the authors'
+code; the default) or float64. The same initial draws either way (float64 draws, rounded); the features
+go to the OP design in float64 (docs/protocols/opkb.md).
 """
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: 
     from linbandits.studies.opkb.opkb import KernelConstants
 
     network = ReluNetwork(arms.shape[1], options["width"], options["hidden"],
-                          streams.generator(seed, trial, streams.NETWORK), PRECISIONS[options.get("precision", "float64")])
+                          streams.generator(seed, trial, streams.NETWORK), PRECISIONS[options["precision"]])
     lr = step_size(options)
 
     class NeuralConstants(KernelConstants):
