@@ -4,7 +4,7 @@ target (`snakemake opkb`: every experiment of config/config.yaml), and this code
 in the same run.
 
     PYTHONPATH=src python benchmarks/bench_opkb.py [--quick] [--neural]
-    PYTHONPATH=src python benchmarks/bench_opkb.py --baseline core [--seeds 5] [--opt-in] [--repeat 2]
+    PYTHONPATH=src python benchmarks/bench_opkb.py --baseline core [--seeds 5] [--opt-in] [--neural] [--repeat 2]
 
 Prints CPU seconds (process time, one BLAS thread) and the fast/plain ratios. The GP-UCB family's compiled
 round loops are loaded (or compiled, on a fresh checkout) before any timing: a pipeline process pays that
@@ -13,7 +13,8 @@ once (about 0.5 CPU-s from numba's cache), not once a run.
 --baseline REV: the baseline's src/ (`git archive REV`) and this checkout's are timed on the same cells, one
 subprocess per (version, experiment, algorithm), the two versions alternating (and their order reversed on
 each repeat, so that a drift of the machine's speed favours neither): every experiment of the default target
-(switch runs included; --opt-in adds the opt-in ones but the neural variants) on its first --seeds instance
+(switch runs included; --opt-in adds the opt-in ones; the neural variants, of the default target too, only
+with --neural, and never their opt-in precision and width switch runs) on its first --seeds instance
 seeds, one run each, as the pipeline runs them (the pipeline's job seeds). Per cell: CPU-s a run of each
 version (the least over repeats), their ratio, and whether both versions' runs are bit for bit the same
 (every CSV column and curve). Then per algorithm and per experiment, and the fixed cost of a simulate job
@@ -110,7 +111,7 @@ def run_worker(src: Path, experiment: str, algorithm: str, seeds: int) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def cells(opt_in: bool):
+def cells(opt_in: bool, neural: bool = False):
     import yaml
 
     from linbandits import experiments
@@ -119,9 +120,10 @@ def cells(opt_in: bool):
     for name, exp in experiments.study_experiments(config, "opkb").items():
         if exp.opt_in and not (opt_in and exp.opt_in == "robustness"):
             continue
+        if set(exp.algorithms) <= NEURAL and (exp.opt_in or not neural):
+            continue
         for algorithm in exp.algorithms:
-            if algorithm not in NEURAL:
-                yield name, algorithm, len(exp.setting_ids()) * exp.trials
+            yield name, algorithm, len(exp.setting_ids()) * exp.trials
 
 
 def startup_cost(src: Path, workdir: Path, algorithm: str, instance_file: Path) -> float:
@@ -144,7 +146,7 @@ def compare(args) -> int:
               f"{args.seeds} seed(s) per experiment, {args.repeat} repeat(s); load average "
               f"{os.getloadavg()[0]:.2f} at the start", flush=True)
         rows = []
-        for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in)):
+        for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in, args.neural)):
             best = {}
             digests = {}
             for r in range(args.repeat):
@@ -196,7 +198,9 @@ def compare(args) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="skip the published-size projection")
-    p.add_argument("--neural", action="store_true", help="also project the opt-in neural target (slow)")
+    p.add_argument("--neural", action="store_true",
+                   help="also the neural variants of the default target (slow; not their opt-in width/precision "
+                        "switch runs, whose measured costs docs/opkb.md gives)")
     p.add_argument("--baseline", metavar="REV", help="time this checkout against commit REV, cell by cell")
     p.add_argument("--seeds", type=int, default=5, help="--baseline: instance seeds per experiment")
     p.add_argument("--repeat", type=int, default=1, help="--baseline: repeats (the least CPU counts)")
@@ -245,7 +249,7 @@ def main(argv=None) -> int:
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     total = {"default": 0.0, "opt-in": 0.0}
     for name, exp in experiments.study_experiments(config, "opkb").items():
-        if set(exp.algorithms) <= NEURAL and not args.neural:
+        if set(exp.algorithms) <= NEURAL and (exp.opt_in or not args.neural):
             continue
         setting = exp.setting_ids()[0]
         instance = build_instance(exp.instance, exp.instance_settings(setting))
@@ -257,7 +261,8 @@ def main(argv=None) -> int:
             print(f"{name:28s} {algorithm:10s} {seconds:6.2f} CPU-s a run x {runs} runs = {seconds * runs:7.1f} CPU-s"
                   f"{'  (opt-in: ' + exp.opt_in + ')' if exp.opt_in else ''}")
     print(f"default target, simulation only (projected from one run each): {total['default']:.0f} CPU-s = "
-          f"{total['default'] / 60:.1f} CPU-min; opt-in experiments{' (neural included)' if args.neural else ''}: "
+          f"{total['default'] / 60:.1f} CPU-min{' (neural included)' if args.neural else ' (neural not included)'}; "
+          f"opt-in experiments: "
           f"{total['opt-in']:.0f} CPU-s")
     return 0
 

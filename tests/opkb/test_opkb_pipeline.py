@@ -64,7 +64,7 @@ def test_figures_and_claims(full_run):
     # C1 reads Env 1 at its switch (t = 200 in the tiny config)
     assert "t = 200" in by_id["C1_kernel"]["parts"][0]["label"]
     md = (full_run / "results/opkb/claims.md").read_text()
-    assert "neural variants at width 8" in md and "removal" in md
+    assert "neural variants at width 8 (paper: 2048), float32" in md and "removal" in md
 
 
 def test_runs_files_do_not_depend_on_chunking(full_run, tmp_path, make_workdir, snakemake):

@@ -323,7 +323,7 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert lines[f"SW-GPUCB (n = {SEEDS})"].get_color() == lines[f"SW-GPUCB, removal = published (n = {SEEDS})"].get_color()
     assert len(env2.collections) == len(env2.lines)          # a band under every curve
     # every series of the paper's figures: the neural variants beside the kernel algorithms, solid
-    assert "neural variants at width 512 (paper: 2048)" in fig._suptitle.get_text()
+    assert "neural variants at width 512 (paper: 2048), float32" in fig._suptitle.get_text()
     assert {line.get_label() for line in fig.axes[0].lines} >= {f"ADA-OPNN (n = {SEEDS})", f"ADA-OPKB (n = {SEEDS})"}
     assert lines[f"ADA-OPNN (n = {SEEDS})"].get_linestyle() == "-"
     by_name["opkb_fig2"].make(ctx)

@@ -46,9 +46,14 @@ def built(ctx, name: str) -> bool:
 
 
 def neural_note(ctx) -> str:
-    widths = sorted({str(ctx.experiments[n].options.get(a, {}).get("width", 512))
-                     for n in neural(ctx) for a in ctx.experiments[n].algorithms})
-    return f"neural variants at width {'/'.join(widths) or '512'} (paper: 2048), eta x width = 2.048e-5"
+    from linbandits.studies.opkb.algorithms import OPNN_DEFAULTS
+
+    def values(key):
+        return "/".join(sorted({str(ctx.experiments[n].options.get(a, {}).get(key, OPNN_DEFAULTS[key]))
+                                for n in neural(ctx) for a in ctx.experiments[n].algorithms}))
+
+    return (f"neural variants at width {values('width')} (paper: 2048), {values('precision')}, "
+            "eta x width = 2.048e-5")
 
 
 def label_of(ctx, name: str, algorithm: str) -> str:
