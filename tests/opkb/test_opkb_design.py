@@ -255,7 +255,7 @@ def test_a_stalled_line_search_ends_the_solve_with_the_same_design(monkeypatch):
 
     Phi, lam = stalling_features(), 0.01
     start = design.uniform_leverages(Phi, lam)
-    solve = lambda: design.d_design_solution(Phi, lam, start=start)      # noqa: E731
+    solve = lambda: design.d_design_solution(Phi, lam, start=start)
     count, solution = iterations(monkeypatch, design, "_dgetrf", solve)
     assert count <= STALL_LIMIT
     # planted: the old stop rule (no stop at a stalled line search) runs to MAX_ITERATIONS, which the check sees,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 
 
@@ -96,7 +95,8 @@ class ReluNetwork:
 def descend(W, W0, grad, lr, decay):
     """W -= lr * (grad + decay * (W - W0)) in place, entry by entry: numpy's expression made the same
     operations in the same order (so the same W bit for bit, tests/opkb/test_opkb_neural.py) through four
-    temporaries of W's size: 0.34 -> 0.08 ms a 512 x 512 layer, 100 steps x 5 layers at every block end."""
+    temporaries of W's size: 0.25 -> 0.08 ms a 512 x 512 layer in float64 (0.14 -> 0.03 in float32; 100
+    steps x 5 layers at every block end)."""
     for i in range(W.shape[0]):
         for j in range(W.shape[1]):
             W[i, j] -= lr * (grad[i, j] + decay * (W[i, j] - W0[i, j]))
