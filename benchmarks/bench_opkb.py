@@ -4,7 +4,7 @@ target (`snakemake opkb`: every experiment of config/config.yaml, or of --config
 baseline commit in the same run.
 
     PYTHONPATH=src python benchmarks/bench_opkb.py [--quick] [--neural] [--configfile config/config.yaml]
-    PYTHONPATH=src python benchmarks/bench_opkb.py --baseline core [--seeds 5] [--opt-in] [--repeat 2]
+    PYTHONPATH=src python benchmarks/bench_opkb.py --baseline core [--seeds 5] [--opt-in] [--neural] [--repeat 2]
                                                    [--experiments NAME ...]
 
 Prints CPU seconds (process time, one BLAS thread) and the fast/plain ratios. The GP-UCB family's compiled
@@ -15,7 +15,8 @@ once (about 0.5 CPU-s from numba's cache), not once a run.
 this checkout's are timed on the same cells, one subprocess per (version, experiment, algorithm), the two
 versions alternating (and their order reversed on each repeat, so that a drift of the machine's speed favours
 neither): every experiment of the default target (or those of --experiments; switch runs included; --opt-in
-adds the opt-in ones but the neural variants) on its first --seeds instance seeds, one run each, as the
+adds the opt-in ones; the neural variants, of the default target too, only with --neural, and never their
+opt-in precision and width switch runs) on its first --seeds instance seeds, one run each, as the
 pipeline runs them (the pipeline's job seeds). Per cell: CPU-s a run of each version (the least over
 repeats), their ratio, and whether both versions' runs are bit for bit the same (every CSV column and
 curve). Then per algorithm and per experiment, and the fixed cost of a simulate job (process CPU of
@@ -118,7 +119,7 @@ def run_worker(src: Path, experiment: str, algorithm: str, seeds: int, configfil
     return json.loads(out.strip().splitlines()[-1])
 
 
-def cells(opt_in: bool, configfile: Path, only=None):
+def cells(opt_in: bool, configfile: Path, only=None, neural: bool = False):
     import yaml
 
     from linbandits import experiments
@@ -133,9 +134,10 @@ def cells(opt_in: bool, configfile: Path, only=None):
             continue
         if only and name not in only:
             continue
+        if set(exp.algorithms) <= NEURAL and (exp.opt_in or not neural):
+            continue
         for algorithm in exp.algorithms:
-            if algorithm not in NEURAL:
-                yield name, algorithm, len(exp.setting_ids()) * exp.trials
+            yield name, algorithm, len(exp.setting_ids()) * exp.trials
 
 
 def env1_setting(configfile: Path) -> str:
@@ -168,7 +170,8 @@ def compare(args) -> int:
               f"{args.seeds} seed(s) per experiment, {args.repeat} repeat(s); load average "
               f"{os.getloadavg()[0]:.2f} at the start", flush=True)
         rows = []
-        for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in, args.configfile, args.experiments)):
+        for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in, args.configfile, args.experiments,
+                                                                 args.neural)):
             best = {}
             digests = {}
             for r in range(args.repeat):
@@ -222,7 +225,9 @@ def compare(args) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="skip the published-size projection")
-    p.add_argument("--neural", action="store_true", help="also project the opt-in neural target (slow)")
+    p.add_argument("--neural", action="store_true",
+                   help="also the neural variants of the default target (slow; not their opt-in width/precision "
+                        "switch runs, whose measured costs docs/opkb.md gives)")
     p.add_argument("--baseline", metavar="REV", help="time this checkout against commit REV, cell by cell")
     p.add_argument("--seeds", type=int, default=5, help="--baseline: instance seeds per experiment")
     p.add_argument("--repeat", type=int, default=1, help="--baseline: repeats (the least CPU counts)")
@@ -274,7 +279,7 @@ def main(argv=None) -> int:
     config = yaml.safe_load(args.configfile.read_text())
     total = {"default": 0.0, "opt-in": 0.0}
     for name, exp in experiments.study_experiments(config, "opkb").items():
-        if set(exp.algorithms) <= NEURAL and not args.neural:
+        if set(exp.algorithms) <= NEURAL and (exp.opt_in or not args.neural):
             continue
         setting = exp.setting_ids()[0]
         instance = build_instance(exp.instance, exp.instance_settings(setting))
@@ -286,7 +291,8 @@ def main(argv=None) -> int:
             print(f"{name:28s} {algorithm:10s} {seconds:6.2f} CPU-s a run x {runs} runs = {seconds * runs:7.1f} CPU-s"
                   f"{'  (opt-in: ' + exp.opt_in + ')' if exp.opt_in else ''}")
     print(f"default target, simulation only (projected from one run each): {total['default']:.0f} CPU-s = "
-          f"{total['default'] / 60:.1f} CPU-min; opt-in experiments{' (neural included)' if args.neural else ''}: "
+          f"{total['default'] / 60:.1f} CPU-min{' (neural included)' if args.neural else ' (neural not included)'}; "
+          f"opt-in experiments: "
           f"{total['opt-in']:.0f} CPU-s")
     return 0
 

@@ -140,3 +140,12 @@ class InformationGain:
         right = self.exact(t_right)
         p = (t - t_left) / (t_right - t_left)
         return left * (1 - p) + right * p
+
+
+# ------------------------------------------------------------------ issue 39: as it was at eaafa4c
+# The solver above is also the reference for issue 39's stop at a stalled line search (it runs on to
+# MAX_ITERATIONS there). The network's weight update as it was before it was fused in place:
+
+def descend(W, W0, grad, lr, decay):
+    """ReluNetwork.train's update of one layer at eaafa4c (decay = width * lam)."""
+    W -= lr * (grad + decay * (W - W0))

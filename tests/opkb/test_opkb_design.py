@@ -196,3 +196,81 @@ def caught(*args, **kwargs):
         return solve_both(*args, **kwargs)[:2] != (True, True)
     except RuntimeError:
         return True
+
+
+# ------------------------------------------------------------------ a stalled line search ends the solve
+# On the initial network's features of J.2 (N = 256, width 512) the residual's rounding floor lies above the
+# solver's absolute stop test: before issue 39 about half those designs ran all 200 iterations with ~33
+# backtracks each, moving P by nothing. The solver now stops at the first stalled line search, with the same
+# P bit for bit.
+
+def stalling_features():
+    """The features of J.2 instance 0's initial network (job seed 0, run 0): a design that stalls."""
+    from linbandits.studies.opkb import streams
+    from linbandits.studies.opkb.instances import opkb_cosine
+    from linbandits.studies.opkb.neural import ReluNetwork, network_features
+
+    arms = opkb_cosine(seed=0).arms
+    return network_features(ReluNetwork(arms.shape[1], 512, 3, streams.generator(0, 0, streams.NETWORK)), arms)
+
+
+def iterations(monkeypatch, module, name, solve):
+    """(how many KKT systems `solve` factors: calls of module.name, one an interior-point iteration; its result)."""
+    calls = []
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    try:
+        result = solve()
+    finally:
+        monkeypatch.setattr(module, name, real)
+    return len(calls), result
+
+
+def test_solver_equals_the_reference_on_neural_features():
+    """The reference on the features OPNN solves on (N = 256, width 512; J.2 instance 1 does not stall): the
+    D-design and an OP design of a later block, bit for bit."""
+    from linbandits.studies.opkb import design, streams
+    from linbandits.studies.opkb.instances import opkb_cosine
+    from linbandits.studies.opkb.neural import ReluNetwork, network_features
+
+    arms = opkb_cosine(seed=1).arms
+    Phi = network_features(ReluNetwork(arms.shape[1], 512, 3, streams.generator(1, 0, streams.NETWORK)), arms)
+    gaps = np.random.default_rng(21).random(256) * 0.5
+    for Dhat, beta in ((np.zeros(256), 2.0), (gaps, 400.0)):
+        assert solve_both(Phi, Dhat, beta, 0.01, design.uniform_leverages(Phi, 0.01))[:2] == (True, True)
+
+
+STALL_LIMIT = 40        # non-stalling designs of J.2 take 14-16 iterations; a stalled one 200 before issue 39
+
+
+def test_a_stalled_line_search_ends_the_solve_with_the_same_design(monkeypatch):
+    """The solver of eaafa4c is this one without the stop at a stalled line search (the reference above, whose
+    equality with it the tests above check, costs 3x as much here: 1,300 leverage matrices at N = 256)."""
+    from linbandits.studies.opkb import design
+
+    Phi, lam = stalling_features(), 0.01
+    start = design.uniform_leverages(Phi, lam)
+    solve = lambda: design.d_design_solution(Phi, lam, start=start)
+    count, solution = iterations(monkeypatch, design, "_dgetrf", solve)
+    assert count <= STALL_LIMIT
+    # planted: the old stop rule (no stop at a stalled line search) runs to MAX_ITERATIONS, which the check sees,
+    # and gives the same design bit for bit
+    monkeypatch.setattr(design, "line_search_stalled", lambda new, old, alpha: False)
+    count, before = iterations(monkeypatch, design, "_dgetrf", solve)
+    assert count == design.MAX_ITERATIONS > STALL_LIMIT
+    assert same(solution.P, before.P) and same(solution.M, before.M)
+
+
+def test_an_early_stop_that_changes_the_design_is_caught(monkeypatch):
+    """Stopping at the first backtrack (a planted premature stop) leaves a design the reference does not give."""
+    from linbandits.studies.opkb import design
+
+    Phi = features_of(3, 60, 3, 0.5)
+    gaps = np.random.default_rng(13).random(60) * 0.5
+    monkeypatch.setattr(design, "line_search_stalled", lambda new, old, alpha: alpha < 1.0)
+    assert caught(Phi, gaps, 30.0, 0.01)

@@ -80,7 +80,7 @@ def test_opnn0_is_opkb_on_the_initial_networks_features():
     inst = opkb_env1(seed=0, N=15, d=4, T=1500, switch=600)
     options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
                    mixture_probability=0.2, delta=1e-4, width=16, hidden=3, steps=0, lr=None, lam=10.0,
-                   eps_scale=0.02, j_star=2)
+                   eps_scale=0.02, j_star=2, precision="float32")
     constants, network = neural_constants(inst.arms, inst.T, options, 3, 0)
     fixed = opkb.KernelConstants(network_features(network, inst.arms), inst.T, options)
     a = opkb.run_opkb(inst, options, 3, 0, True, constants)
@@ -99,7 +99,7 @@ def test_held_results_follow_the_new_features(monkeypatch):
     inst = opkb_env1(seed=1, N=15, d=4, T=1500, switch=600)
     options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
                    mixture_probability=0.2, delta=1e-4, width=16, hidden=3, steps=5, lr=1e-4, lam=10.0,
-                   eps_scale=0.02, j_star=2)
+                   eps_scale=0.02, j_star=2, precision="float32")
 
     def run(get):
         """The run, and whether the held values were those of the current features after every refresh."""
@@ -121,3 +121,96 @@ def test_held_results_follow_the_new_features(monkeypatch):
     (held, checks), (afresh, _) = run(opkb.KernelConstants._get), run(lambda self, key, objects: None)
     assert np.array_equal(held["arms"], afresh["arms"]) and held["blocks"] == afresh["blocks"]
     assert len(checks) >= 5 and all(checks)
+
+
+# ------------------------------------------------------------------ issue 39's exact speed-ups
+
+def test_fused_weight_update_equals_the_numpy_expression_bit_for_bit(monkeypatch):
+    """train() updates the weights in place (neural.descend) with numpy's operations in numpy's order: the
+    same network as the update of eaafa4c (solver_reference.descend) after many steps; a reordered update
+    (planted) is seen."""
+    import solver_reference
+
+    from linbandits.studies.opkb import neural
+
+    X = np.random.default_rng(8).standard_normal((40, 5))
+    n = np.random.default_rng(9).integers(0, 4, 40).astype(float)
+    ybar = np.random.default_rng(10).uniform(-0.5, 0.5, 40)
+
+    def trained(update):
+        monkeypatch.setattr(neural, "descend", update)
+        net = ReluNetwork(5, 64, 3, np.random.default_rng(11))
+        net.train(X, n, ybar, steps=30, lr=2.048e-5 / 64, lam=10.0)
+        return [w.view(np.int64) for w in net.weights]
+
+    fused, before = trained(neural.descend), trained(solver_reference.descend)
+
+    def reordered(W, W0, grad, lr, decay):          # planted: lr distributed over the sum (other roundings)
+        W -= lr * grad + lr * decay * (W - W0)
+
+    planted = trained(reordered)
+    assert all(np.array_equal(a, b) for a, b in zip(fused, before))
+    assert not all(np.array_equal(a, b) for a, b in zip(planted, before))
+
+
+def opnn0_run(inst, options, retrain: bool):
+    """OPNN0's run, and how many times its features were computed; retrain: refresh as before issue 39 (reset,
+    train 0 steps, new features and pi at every block end) instead of keeping the initial ones."""
+    from linbandits.studies.opkb import neural
+
+    computed = []
+    real = neural.network_features
+
+    def counted(*args):
+        computed.append(1)
+        return real(*args)
+
+    neural.network_features = counted
+    try:
+        constants, _ = neural_constants(inst.arms, inst.T, options, 5, 0)
+        constants.trains = retrain
+        return opkb.run_opkb(inst, options, 5, 0, True, constants), len(computed)
+    finally:
+        neural.network_features = real
+
+
+def test_opnn0_keeps_its_features_with_the_same_run_as_refreshing_them():
+    inst = opkb_env1(seed=2, N=40, d=4, T=3000, switch=1200)
+    options = dict(noise="truncated", sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.005, g_scale=0.1,
+                   mixture_probability=0.2, delta=1e-4, width=32, hidden=3, steps=0, lr=None, lam=10.0,
+                   eps_scale=0.02, j_star=2, precision="float32")
+    (kept, once), (refreshed, every_block) = opnn0_run(inst, options, False), opnn0_run(inst, options, True)
+    assert once == 1 and every_block > 10                     # the old path refreshed at every block end
+    assert np.array_equal(kept["regret"].view(np.int64), refreshed["regret"].view(np.int64))
+    assert np.array_equal(kept["arms"], refreshed["arms"]) and kept["restarts"] == refreshed["restarts"]
+    assert kept["restarts"] >= 1                               # the run restarts: the stored gaps are read
+
+
+# ------------------------------------------------------------------ precision (float32 default, float64 switch)
+
+def test_float32_network_draws_the_same_weights_and_computes_in_float32():
+    from linbandits.studies.opkb import algorithms, neural
+
+    assert algorithms.PRECISIONS == tuple(neural.PRECISIONS)
+    X = np.random.default_rng(12).standard_normal((30, 5))
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    n = np.random.default_rng(13).integers(0, 5, 30).astype(float)
+    ybar = np.random.default_rng(14).uniform(-0.5, 0.5, 30)
+    nets = {p: ReluNetwork(5, 64, 3, np.random.default_rng(15), dtype) for p, dtype in neural.PRECISIONS.items()}
+    single, double = nets["float32"], nets["float64"]
+    assert all(a.dtype == np.float32 and np.array_equal(a, b.astype(np.float32))
+               for a, b in zip(single.initial, double.initial))              # the float64 draws, rounded
+    for net in nets.values():
+        net.train(X, n, ybar, steps=20, lr=2.048e-5 / 64, lam=10.0)
+    assert all(w.dtype == np.float32 for w in single.weights)
+    assert single.gradient_gram(X).dtype == np.float32
+    # float32 arithmetic, not float64 rounded at the end: close to the float64 network but not its rounding
+    moved = [(w - w0) for w, w0 in zip(double.weights, double.initial)]
+    assert all(np.max(np.abs(m)) > 0 for m in moved)
+    assert all(np.allclose(a, b, rtol=1e-3, atol=1e-5) for a, b in zip(single.weights, double.weights))
+    assert not all(np.array_equal(a, b.astype(np.float32)) for a, b in zip(single.weights, double.weights))
+    features = {p: network_features(net, X) for p, net in nets.items()}
+    assert all(f.dtype == np.float64 for f in features.values())            # the OP design solves in float64
+    gram32, gram64 = (features[p] @ features[p].T for p in ("float32", "float64"))
+    assert np.max(np.abs(gram32 - gram64)) <= 1e-4 * np.max(np.abs(gram64))
+    assert not np.array_equal(features["float32"], features["float64"])

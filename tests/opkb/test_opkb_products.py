@@ -25,8 +25,12 @@ def outside(fig):
     return plotting.outside_canvas(fig)
 
 
-def context(tmp_path, switches=("published",), tuning=False) -> products.Context:
+def context(tmp_path, switches=("published",), tuning=False, neural=True) -> products.Context:
+    """The repository's opkb section with these switches, without its tuning grid unless `tuning`, without
+    its neural experiments unless `neural` (their claims are then "not run")."""
     section = dict(REPO_CONFIG["studies"]["opkb"])
+    if not neural:
+        section["experiments"] = {n: e for n, e in section["experiments"].items() if not n.endswith("_neural")}
     section["switches"] = [s for s in section["switches"] if s["name"] in switches]
     if not tuning:
         section.pop("tuning", None)
@@ -86,12 +90,21 @@ def paper_world(published_sw_env2=3500.0):
     }
 
 
+def with_neural(world):
+    """The neural variants' runs beside the kernel ones: ADA-OPNN 400 above ADA-OPKB on every panel, OPNN near
+    GP-UCB, OPNN0 well above it."""
+    gp = world["opkb_cosine"]["GP-UCB"]
+    return {**world, **{f"{n}_neural": {"ADA-OPNN": world[n]["ADA-OPKB"] + 400} for n in ("opkb_env1", "opkb_env2", "opkb_slow")},
+            "opkb_cosine_neural": {"OPNN": gp * 1.05, "OPNN0": gp * 1.6}}
+
+
 def early(world, name, algo, scale):
     return {(name, algo): np.asarray(world[name][algo]) * scale}
 
 
 def judged(tmp_path, monkeypatch, world, at_switch=None, name="claims", **kw):
     monkeypatch.chdir(tmp_path)
+    kw.setdefault("neural", any(n.endswith("_neural") for n in world))
     ctx = context(tmp_path, **kw)
     write_world(tmp_path, ctx, world, at_switch)
     product = [p for p in products.study_products(ctx.config, "opkb") if p.name == name][0]
@@ -190,14 +203,14 @@ def test_planted_bug_unpaired_seeds_is_caught(tmp_path, monkeypatch):
     assert got["C4_kernel"]["verdict"] != HOLDS
 
 
-def test_neural_claims_are_judged_by_the_neural_target(tmp_path, monkeypatch):
+def test_neural_claims_are_judged_by_the_default_target(tmp_path, monkeypatch):
     world = paper_world()
     world["opkb_env1_neural"] = {"ADA-OPNN": world["opkb_env1"]["ADA-OPKB"] + 400}
     world["opkb_env2_neural"] = {"ADA-OPNN": world["opkb_env2"]["WGPUCB"] + np.random.default_rng(5).normal(0, 5, SEEDS)}
     world["opkb_slow_neural"] = {"ADA-OPNN": world["opkb_slow"]["ADA-OPKB"] + 100}
     gp = world["opkb_cosine"]["GP-UCB"]
     world["opkb_cosine_neural"] = {"OPNN": gp * 1.05, "OPNN0": gp * 1.6}
-    got = judged(tmp_path, monkeypatch, world, early(world, "opkb_env1", "SW-GPUCB", 0.2), name="claims_neural")
+    got = judged(tmp_path, monkeypatch, world, early(world, "opkb_env1", "SW-GPUCB", 0.2))
     verdicts = {k: c["verdict"] for k, c in got.items()}
     assert verdicts["C2"] == HOLDS                        # ADA-OPKB below ADA-OPNN
     assert verdicts["C4_neural"] == HOLDS                 # WGPUCB not shown different from ADA-OPNN
@@ -206,7 +219,7 @@ def test_neural_claims_are_judged_by_the_neural_target(tmp_path, monkeypatch):
     # OPNN 60% above GP-UCB: shown outside the 20% band
     world["opkb_cosine_neural"]["OPNN"] = gp * 1.6
     (tmp_path / "again").mkdir()
-    got = judged(tmp_path / "again", monkeypatch, world, name="claims_neural")
+    got = judged(tmp_path / "again", monkeypatch, world)
     assert got["C6_gpucb"]["verdict"] == FAILS_TO_HOLD
     assert got["C6"]["verdict"] in (INCONCLUSIVE, FAILS_TO_HOLD)
 
@@ -240,7 +253,7 @@ def products_module():
 
 def test_tuning_claim_and_table(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    ctx = context(tmp_path, tuning=True)
+    ctx = context(tmp_path, tuning=True, neural=False)
     small = {"experiment": "opkb_env1", "grids": {"SW-GPUCB": {"window": [1000, 2000, 3000]},
                                                   "WGPUCB": {"discount": [0.999, 0.9995]}}}
     ctx.section["tuning"] = small
@@ -260,7 +273,7 @@ def test_tuning_claim_and_table(tmp_path, monkeypatch):
 
 def test_tuning_value_off_the_grid_is_not_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    ctx = context(tmp_path, tuning=True)
+    ctx = context(tmp_path, tuning=True, neural=False)
     small = {"experiment": "opkb_env1", "grids": {"SW-GPUCB": {"window": [1000, 2000]}, "WGPUCB": {"discount": [0.999]}}}
     ctx.section["tuning"] = small
     ctx.config["studies"]["opkb"]["tuning"] = small
@@ -276,13 +289,15 @@ def test_tuning_value_off_the_grid_is_not_run(tmp_path, monkeypatch):
 def test_tables_and_figures(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ctx = context(tmp_path)
-    world = paper_world()
+    world = with_neural(paper_world())
     write_world(tmp_path, ctx, world)
     by_name = {p.name: p for p in products.study_products(ctx.config, "opkb")}
     by_name["final_regret"].make(ctx)
     table = pd.read_csv(tmp_path / ctx.table_paths("final_regret")[0])
     assert list(table.columns) == products_module().TABLE_COLUMNS
-    assert list(table["experiment"].unique()) == ["opkb_env1", "opkb_env2", "opkb_cosine", "opkb_slow", "opkb_slow_sw1000"]
+    assert list(table["experiment"].unique()) == ["opkb_env1", "opkb_env2", "opkb_cosine", "opkb_slow", "opkb_slow_sw1000",
+                                                  "opkb_env1_neural", "opkb_env2_neural", "opkb_cosine_neural",
+                                                  "opkb_slow_neural"]
     row = table[(table.experiment == "opkb_env2") & (table.algorithm == "SW-GPUCB (window 2000)")].iloc[0]
     assert row.n_runs == SEEDS and row["T"] == T
     assert row.mean_regret == pytest.approx(np.mean(world["opkb_env2"]["SW-GPUCB"]), rel=1e-9)
@@ -309,7 +324,10 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert lines[default].get_linestyle() == "-"
     assert lines[default].get_color() == lines[published].get_color()
     assert len(env2.collections) == len(env2.lines)          # a band under every curve
-    assert "not run" in fig._suptitle.get_text()
+    # every series of the paper's figures: the neural variants beside the kernel algorithms, solid
+    assert "neural variants at width 512 (paper: 2048), float32" in fig._suptitle.get_text()
+    assert {line.get_label() for line in fig.axes[0].lines} >= {f"ADA-OPNN (n = {SEEDS})", f"ADA-OPKB (n = {SEEDS})"}
+    assert lines[f"ADA-OPNN (n = {SEEDS})"].get_linestyle() == "-"
     from linbandits.figure_checks import figure_problems
 
     plotting.finish_figure(fig)
@@ -318,12 +336,24 @@ def test_tables_and_figures(tmp_path, monkeypatch):
     assert outside(seen["fig"]) == []
     plotting.finish_figure(seen["fig"])
     assert figure_problems(seen["fig"]) == []
-    assert f"SW-GPUCB (window 1000) (n = {SEEDS})" in {line.get_label() for line in seen["fig"].axes[1].lines}
+    j2, j3 = ({line.get_label() for line in ax.lines} for ax in seen["fig"].axes)
+    assert {f"OPNN (n = {2 * SEEDS})", f"OPNN0 (n = {2 * SEEDS})", f"OPKB (n = {2 * SEEDS})"} <= j2
+    assert {f"SW-GPUCB (window 1000) (n = {SEEDS})", f"ADA-OPNN (n = {SEEDS})"} <= j3
+
+
+def test_figures_without_neural_experiments_say_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ctx = context(tmp_path, neural=False)
+    write_world(tmp_path, ctx, paper_world())
+    seen = {}
+    monkeypatch.setattr(figures, "save_figure", lambda fig, stem: seen.update(fig=fig))
+    [p for p in products.study_products(ctx.config, "opkb") if p.name == "opkb_fig1"][0].make(ctx)
+    assert "neural variants (OPNN, OPNN0, ADA-OPNN) not run" in seen["fig"]._suptitle.get_text()
 
 
 def test_preview_banner_stands_above_the_title(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    ctx = context(tmp_path)
+    ctx = context(tmp_path, neural=False)
     ctx.preview = True
     write_world(tmp_path, ctx, paper_world())
     seen = {}
@@ -333,17 +363,24 @@ def test_preview_banner_stands_above_the_title(tmp_path, monkeypatch):
     assert text.startswith("PREVIEW") and "cumulative regret" in text
 
 
-def test_one_product_definition_for_both_targets(tmp_path):
+def test_the_default_target_reads_the_neural_runs(tmp_path):
     ctx = context(tmp_path)
-    ps = products.study_products(ctx.config, "opkb")
-    default = {p.name for p in ps if not p.target}
-    neural = {p.name for p in ps if p.target == "opkb_neural"}
-    assert default == {"final_regret", "switch_regret", "opkb_fig1", "opkb_fig2", "claims"}
-    assert neural == {"final_regret_neural", "opkb_fig1_neural", "opkb_fig2_neural", "claims_neural"}
-    claims = {p.name: p for p in ps if p.kind == "claims"}
-    assert not any("_neural." in f for f in claims["claims"].inputs)          # the default target reads no neural run
-    assert "results/opkb/runs/opkb_env1_neural.npz" in claims["claims_neural"].inputs
-    assert any("opkb_slow_sw1000__published" in f for f in claims["claims"].inputs)
+    ps = {p.name: p for p in products.study_products(ctx.config, "opkb")}
+    assert set(ps) == {"final_regret", "switch_regret", "opkb_fig1", "opkb_fig2", "claims"}
+    assert not any(p.target for p in ps.values())
+    for name in ("opkb_env1_neural", "opkb_env2_neural", "opkb_cosine_neural", "opkb_slow_neural"):
+        runs_file = f"results/opkb/runs/{name}.npz"
+        assert runs_file in ps["claims"].inputs and runs_file in ps["final_regret"].inputs
+    figures_read = ps["opkb_fig1"].inputs + ps["opkb_fig2"].inputs
+    assert all(f"results/opkb/runs/{name}.npz" in figures_read
+               for name in ("opkb_env1_neural", "opkb_env2_neural", "opkb_cosine_neural", "opkb_slow_neural"))
+    assert any("opkb_slow_sw1000__published" in f for f in ps["claims"].inputs)
+    # the neural variants' precision and width switches are opt-in (robustness): read by its product only
+    ctx = context(tmp_path, switches=("published", "float64", "w2048"))
+    ps = {p.name: p for p in products.study_products(ctx.config, "opkb")}
+    for name in ("opkb_env1_neural__float64", "opkb_cosine_neural__w2048"):
+        runs_file = f"results/opkb/runs/{name}.npz"
+        assert runs_file in ps["robustness"].inputs and runs_file not in ps["claims"].inputs
 
 
 def test_robustness_false_moves_the_switch_runs_to_the_robustness_target(tmp_path):
@@ -355,4 +392,4 @@ def test_robustness_false_moves_the_switch_runs_to_the_robustness_target(tmp_pat
     robust = ps["robustness"]
     assert robust.target == "robustness"
     assert any("opkb_env2__published" in f for f in robust.inputs)
-    assert not any("_neural." in f for f in robust.inputs)     # the neural runs stay opkb_neural's
+    assert "results/opkb/runs/opkb_env1_neural.npz" in robust.inputs     # the neural claims judged there too

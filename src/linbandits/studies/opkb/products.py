@@ -1,5 +1,5 @@
-"""The study's products (linbandits.products): the final-regret table, the switch runs' table, Figs. 1-2,
-the claims; the same three again with the neural variants (opt-in target `opkb_neural`); the tuning
+"""The study's products (linbandits.products): the final-regret table, the switch runs' table, Figs. 1-2
+with the neural variants (OPNN, OPNN0, ADA-OPNN) beside the kernel algorithms, the claims; the tuning
 table and the claims with the tuning result (opt-in target `opkb_tuning`).
 
 Every number is read from the runs files (linbandits.runs): the runs of an experiment are its
@@ -15,21 +15,16 @@ from linbandits.products import Product, claims_product
 from linbandits.runs import RunSet, mean_se
 
 TITLE = "Hong, Li, Tewari (2023): claims C1-C8 judged on the reproduced runs"
-NEURAL_TARGET = "opkb_neural"
 TUNING_TARGET = "opkb_tuning"
 NEURAL = ("OPNN", "OPNN0", "ADA-OPNN")
-NEURAL_NOT_RUN = "neural variants (OPNN, OPNN0, ADA-OPNN) not run: opt-in target `snakemake --cores 2 opkb_neural`"
+NEURAL_NOT_RUN = "neural variants (OPNN, OPNN0, ADA-OPNN) not run: no neural experiment in the config"
 TABLE_COLUMNS = ["experiment", "algorithm", "n_runs", "T", "mean_regret", "se", "min", "max"]
 SWITCH_COLUMNS = ["experiment", "base", "choice", "value", "algorithm", "n_runs", "T", "mean_regret", "se", "min",
                   "max", "minus_default", "minus_default_se"]
 
 
 def products(ctx) -> list[Product]:
-    out = []
-    for target in ("", NEURAL_TARGET):
-        out += report_products(ctx, target)
-    out += tuning_products(ctx)
-    return out
+    return report_products(ctx) + tuning_products(ctx)
 
 
 # ------------------------------------------------------------------ which experiments
@@ -40,19 +35,25 @@ def published(ctx) -> list[str]:
 
 
 def neural(ctx) -> list[str]:
-    return [n for n, e in ctx.experiments.items() if e.opt_in == NEURAL_TARGET and not e.switch_of]
+    """The experiments of the neural variants (the default target's, as every experiment not opt-in)."""
+    return [n for n in published(ctx) if set(ctx.experiments[n].algorithms) <= set(NEURAL)]
 
 
-def built(ctx, name: str, target: str) -> bool:
-    """Whether a run of experiment `name` exists for a product of `target` (the default target: "")."""
+def built(ctx, name: str) -> bool:
+    """Whether the default target runs experiment `name`."""
     exp = ctx.experiments.get(name)
-    return exp is not None and (not exp.opt_in or exp.opt_in == target)
+    return exp is not None and not exp.opt_in
 
 
 def neural_note(ctx) -> str:
-    widths = sorted({str(ctx.experiments[n].options.get(a, {}).get("width", 512))
-                     for n in neural(ctx) for a in ctx.experiments[n].algorithms})
-    return f"neural variants at width {'/'.join(widths) or '512'} (paper: 2048), eta x width = 2.048e-5"
+    from linbandits.studies.opkb.algorithms import OPNN_DEFAULTS
+
+    def values(key):
+        return "/".join(sorted({str(ctx.experiments[n].options.get(a, {}).get(key, OPNN_DEFAULTS[key]))
+                                for n in neural(ctx) for a in ctx.experiments[n].algorithms}))
+
+    return (f"neural variants at width {values('width')} (paper: 2048), {values('precision')}, "
+            "eta x width = 2.048e-5")
 
 
 # Options a series' name states: SW-GPUCB runs with window 3000 (Env 1), 2000 (Env 2 and J.3, the
@@ -100,32 +101,33 @@ def seed_runs(runs: RunSet, exp, algorithm: str) -> tuple[np.ndarray, np.ndarray
     return np.concatenate(finals), np.asarray(t), np.vstack(curves)
 
 
-# ------------------------------------------------------------------ the default target and opkb_neural
+# ------------------------------------------------------------------ the default target
 
-def report_products(ctx, target: str) -> list[Product]:
-    suffix = "_neural" if target else ""
-    names = published(ctx) + (neural(ctx) if target else [])
+def report_products(ctx) -> list[Product]:
+    names = published(ctx)
     runs = [f for n in names for f in ctx.runs_files(n)]
-    out = [Product("table", f"final_regret{suffix}", ctx.table_paths(f"final_regret{suffix}"), runs,
-                   functools.partial(make_final_table, names=names, name=f"final_regret{suffix}"),
-                   caption="opkb_table", target=target)]
+    out = [Product("table", "final_regret", ctx.table_paths("final_regret"), runs,
+                   functools.partial(make_final_table, names=names, name="final_regret"), caption="opkb_table")]
     switches = [n for n in ctx.switch_runs() if n in ctx.experiments]
-    if not target and switches:
+    if switches:
         inputs = [f for n in switches + sorted({ctx.experiments[n].switch_of for n in switches})
                   for f in ctx.runs_files(n)]
         out.append(Product("table", "switch_regret", ctx.table_paths("switch_regret"), inputs,
                            functools.partial(make_switch_table, names=switches), caption="opkb_switch_table"))
     for name, spec in (ctx.section.get("figures") or {}).items():
-        used = [n for p in spec["panels"] for n in panel_experiments(ctx, p, target)]
-        out.append(Product("figure", f"{name}{suffix}", ctx.figure_paths(f"{name}{suffix}"),
+        used = [n for p in spec["panels"] for n in panel_experiments(ctx, p)]
+        out.append(Product("figure", name, ctx.figure_paths(name),
                            [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)],
-                           functools.partial(make_figure, name=f"{name}{suffix}", spec=spec, target=target),
-                           caption=str(spec.get("caption", name)).removesuffix(".rst"), target=target))
-    section = [] if target else [[f"Neural variants: {NEURAL_NOT_RUN}."]]
-    out += claims_product(ctx, TITLE, quantities=_quantities(), name=f"claims{suffix}", target=target,
-                          opt_in=(target,) if target else (), caption="opkb_claims",
-                          sections=lambda c, results: section)
+                           functools.partial(make_figure, name=name, spec=spec),
+                           caption=str(spec.get("caption", name)).removesuffix(".rst")))
+    out += claims_product(ctx, TITLE, quantities=_quantities(), caption="opkb_claims",
+                          sections=lambda c, results: neural_section(c))
     return out
+
+
+def neural_section(ctx) -> list:
+    """The claims' note on the neural variants: their width, or that no neural experiment ran."""
+    return [[f"Neural variants: {neural_note(ctx) if neural(ctx) else NEURAL_NOT_RUN}."]]
 
 
 def _quantities() -> dict:
@@ -178,23 +180,21 @@ def make_switch_table(ctx, names) -> None:
 
 # ------------------------------------------------------------------ figures
 
-def panel_experiments(ctx, panel: dict, target: str) -> list[str]:
-    """The experiments a panel draws: its own, its neural companion (`<experiment>_neural`, opkb_neural
-    only) and its dashed ones (e.g. SW-GPUCB with window 1000, or under removal = published)."""
+def panel_experiments(ctx, panel: dict) -> list[str]:
+    """The experiments a panel draws: its own, its neural companion (`<experiment>_neural`) and its dashed
+    ones (e.g. SW-GPUCB with window 1000, or under removal = published)."""
     main = panel["experiment"]
-    names = [main] if built(ctx, main, target) else []
-    if target and built(ctx, f"{main}_neural", target):
-        names.append(f"{main}_neural")
-    return names + [n for n in panel.get("dashed", []) if built(ctx, n, target)]
+    names = [n for n in (main, f"{main}_neural") if built(ctx, n)]
+    return names + [n for n in panel.get("dashed", []) if built(ctx, n)]
 
 
-def make_figure(ctx, name, spec, target) -> None:
+def make_figure(ctx, name, spec) -> None:
     from linbandits.studies.opkb.figures import draw_figure
 
     panels = []
     for p in spec["panels"]:
         series = []
-        for n in panel_experiments(ctx, p, target):
+        for n in panel_experiments(ctx, p):
             exp, runs = ctx.experiments[n], RunSet(ctx.runs_stem(n))
             dashed = n in p.get("dashed", [])
             for algorithm in exp.algorithms:
@@ -203,7 +203,7 @@ def make_figure(ctx, name, spec, target) -> None:
                                "curves": curves, "dashed": dashed})
         panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
                        "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
-    note = neural_note(ctx) if target else NEURAL_NOT_RUN.split(":")[0]
+    note = neural_note(ctx) if neural(ctx) else NEURAL_NOT_RUN.split(":")[0]
     draw_figure(panels, ctx.figure_paths(name)[0][: -len(".pdf")], spec.get("title", ""), note, ctx.note())
 
 
@@ -233,8 +233,7 @@ def tuning_products(ctx) -> list[Product]:
                 caption="opkb_tuning", target=TUNING_TARGET),
         *claims_product(ctx, TITLE, quantities=_quantities(), extra_inputs=files,
                         extras=lambda c: {"tuning": files}, name="claims_tuning", target=TUNING_TARGET,
-                        caption="opkb_claims",
-                        sections=lambda c, results: [[f"Neural variants: {NEURAL_NOT_RUN}."]]),
+                        caption="opkb_claims", sections=lambda c, results: neural_section(c)),
     ]
 
 
