@@ -13,7 +13,7 @@ from linbandits import products
 from linbandits.claims import HOLDS, INCONCLUSIVE
 from linbandits.claims.report import load_claims, switches_for
 from linbandits.studies.opkb import figures
-from test_opkb_products import REPO_CONFIG, SEEDS, judged, paper_world, write_world
+from test_opkb_products import REPO_CONFIG, SEEDS, judged, paper_world, with_neural, write_world
 
 CHOICE = "window"
 ALGORITHM = "SW-GPUCB"
@@ -136,7 +136,7 @@ def test_legends_and_tables_name_the_window_that_ran(tmp_path, monkeypatch):
     config["studies"]["opkb"]["switches"] = [s for s in config["studies"]["opkb"]["switches"]
                                              if s["name"] in ("published", "w3000")]
     ctx = products.Context(config, "opkb")
-    world = paper_world()
+    world = with_neural(paper_world())
     world["opkb_slow__w3000"] = {"SW-GPUCB": world["opkb_slow"]["SW-GPUCB"] + 500}
     world["opkb_env2__w3000"] = {"SW-GPUCB": world["opkb_env2"]["SW-GPUCB"] + 100}
     write_world(tmp_path, ctx, world)
