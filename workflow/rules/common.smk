@@ -40,7 +40,7 @@ R6A = config.get("r6a", {})
 R6A_DAYS = list(PUBLISHED_DAYS)
 
 # The rules files append each study's default outputs here (the default target builds those of the
-# enabled studies), and the outputs of each opt-in target (robustness, opkb_neural, ...) by target.
+# enabled studies), and the outputs of each opt-in target (robustness, opkb_tuning, ...) by target.
 STUDY_TARGETS = {s: [] for s in STUDIES}
 OPT_IN_TARGETS = {}
 
