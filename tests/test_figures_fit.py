@@ -71,10 +71,17 @@ def test_planted_legend_off_the_canvas_is_caught(full_run, monkeypatch):
 def test_the_contact_sheet_rule_puts_every_figure_of_the_run_on_one_page(full_run, snakemake):
     from matplotlib.image import imread
 
-    snakemake(full_run, "--cores", "1", "contact_sheet")
-    for name in ("contact_sheet", "contact_sheet_grey"):
-        sheet = imread(full_run / "figures" / f"{name}.png")
-        assert sheet.shape[0] > 1000 and (full_run / "figures" / f"{name}.pdf").stat().st_size > 1000
-    # the greyscale sheet is grey: its three channels agree
-    grey = imread(full_run / "figures" / "contact_sheet_grey.png")
-    assert np.allclose(grey[..., 0], grey[..., 1]) and np.allclose(grey[..., 1], grey[..., 2])
+    sheets = [full_run / "figures" / f"{name}.{ext}" for name in ("contact_sheet", "contact_sheet_grey")
+              for ext in ("pdf", "png")]
+    try:
+        snakemake(full_run, "--cores", "1", "contact_sheet")
+        for name in ("contact_sheet", "contact_sheet_grey"):
+            sheet = imread(full_run / "figures" / f"{name}.png")
+            assert sheet.shape[0] > 1000 and (full_run / "figures" / f"{name}.pdf").stat().st_size > 1000
+        # the greyscale sheet is grey: its three channels agree
+        grey = imread(full_run / "figures" / "contact_sheet_grey.png")
+        assert np.allclose(grey[..., 0], grey[..., 1]) and np.allclose(grey[..., 1], grey[..., 2])
+    finally:
+        # the shared run's figures/ holds the studies' folders only (tests/test_pipeline.py checks it)
+        for path in sheets:
+            path.unlink(missing_ok=True)
