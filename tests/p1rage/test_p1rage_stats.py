@@ -1,4 +1,4 @@
-"""Known values for the study's error intervals and test, and for the engine's Holm correction."""
+"""Known values for the study's error intervals and test."""
 import math
 
 import numpy as np
@@ -6,7 +6,6 @@ import pytest
 from scipy.stats import chi2_contingency, norm
 
 from linbandits.errors import UserError
-from linbandits.claims.engine import holm
 from linbandits.studies.p1rage.stats import normal_ci, two_proportion_test, wilson_ci
 
 
@@ -103,28 +102,3 @@ def test_no_information_when_both_all_zero_or_all_one():
 def test_unknown_alternative_rejected():
     with pytest.raises(UserError):
         two_proportion_test(1, 10, 2, 10, "bigger")
-
-
-# ------------------------------------------------------------------------- holm
-
-def test_holm_textbook_example():
-    # Sorted: 0.005, 0.01, 0.03, 0.04 -> x4, x3, x2, x1 = 0.02, 0.03, 0.06, 0.04,
-    # then the running max makes the last one 0.06.
-    adjusted = holm([0.01, 0.04, 0.03, 0.005])
-    np.testing.assert_allclose(adjusted, [0.03, 0.06, 0.06, 0.02])
-
-
-def test_holm_monotone_caps_at_one_and_keeps_ties():
-    # Sorted 0.2, 0.2, 0.5 -> 0.6, 0.4, 0.5; the running max lifts all to 0.6.
-    np.testing.assert_allclose(holm([0.5, 0.2, 0.2]), [0.6, 0.6, 0.6])
-    np.testing.assert_allclose(holm([0.9, 0.8]), [1.0, 1.0])
-
-
-def test_holm_single_and_empty():
-    np.testing.assert_allclose(holm([0.04]), [0.04])
-    assert holm([]).size == 0
-
-
-def test_holm_rejects_non_probabilities():
-    with pytest.raises(UserError):
-        holm([0.1, 1.2])

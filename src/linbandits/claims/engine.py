@@ -38,7 +38,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import numpy as np
 
 from linbandits.claims.estimates import Estimate
 from linbandits.errors import UserError
@@ -392,26 +391,6 @@ def _decide(node) -> str:
 
 
 # ------------------------------------------------------------------ judging
-
-def holm(p_values) -> np.ndarray:
-    """Holm step-down adjusted p-values, in the input order (P1-RAGE's published-cell comparison).
-
-    The i-th smallest p (i = 0..m-1) is multiplied by m - i; a running maximum
-    keeps the adjusted values monotone in the raw ones, and they are capped at 1.
-    """
-    p = np.asarray(p_values, dtype=float)
-    if p.ndim != 1:
-        raise UserError(f"holm: expected a flat list of p-values, got shape {p.shape}")
-    if p.size and (not np.all(np.isfinite(p)) or p.min() < 0.0 or p.max() > 1.0):
-        raise UserError(f"holm: p-values must lie in [0, 1], got {p.tolist()}")
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    scaled = p[order] * (m - np.arange(m))
-    adjusted_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
-    adjusted = np.empty(m)
-    adjusted[order] = adjusted_sorted
-    return adjusted
-
 
 def evaluate_leaf(leaf: Leaf, evidence, quantities: dict, alpha: float, claim_id: str) -> None:
     spec = leaf.spec

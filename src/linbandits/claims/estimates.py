@@ -4,12 +4,13 @@ An `Estimate` is a quantity estimated from independent runs. Besides the point v
 answers, for any threshold t, two one-sided p-values: `p_above(t)` for H1 "the true value
 is above t" and `p_below(t)` for H1 "it is below t". Its interval at level 1 - 2 alpha
 is the set of t that neither test rejects at alpha, so a verdict read off the p-values
-and the printed interval agree.
+and the printed interval agree; `interval_at` gives it at any level (the engine's simultaneous
+intervals).
 
 Interval methods:
 - exact binomial (Clopper-Pearson) for an error probability;
-- Fisher's exact test for two error probabilities (the printed interval of their
-  difference is Newcombe's score interval, for reading only);
+- for the difference of two error probabilities: the paired exact interval where the runs are
+  paired (discordant runs), Newcombe's score interval where they are not (published cells);
 - the exact conditional binomial for a ratio of two rare error probabilities (a Poisson
   rate ratio: exact for Poisson counts, conservative for binomial ones);
 - Student's t for a mean and for a (paired or Welch) difference of means;
@@ -139,13 +140,6 @@ def clopper_pearson(k, n: int, alpha: float):
     return low.astype(float), high.astype(float)
 
 
-def fisher_greater(e1: int, n1: int, e2: int, n2: int) -> float:
-    """One-sided Fisher exact p-value of H1: p1 > p2."""
-    from scipy.stats import hypergeom
-
-    return _clip(hypergeom.sf(e1 - 1, n1 + n2, e1 + e2, n1))
-
-
 def newcombe_interval(e1, n1, e2, n2, alpha: float) -> tuple[float, float]:
     """Newcombe's hybrid score interval of p1 - p2 (Wilson intervals of each, combined)."""
     from scipy.stats import norm
@@ -190,28 +184,29 @@ def paired_proportion_difference(n10: int, n01: int, n: int, alpha: float) -> Es
     (Bonferroni), so each side errs with probability at most alpha whatever the correlation; p-values
     are read off the same intervals (the smallest level at which the bound passes t)."""
     n10, n01, n = int(n10), int(n01), int(n)
-    d = n10 + n01
 
     def interval(a):
-        psi_lo, psi_hi = clopper_pearson(d, n, a / 2)
-        pi_lo, pi_hi = clopper_pearson(n10, d, a / 2) if d else (0.0, 1.0)
-        lo_edge, hi_edge = 2 * pi_lo - 1, 2 * pi_hi - 1
-        low = psi_hi * lo_edge if lo_edge < 0 else psi_lo * lo_edge
-        high = psi_hi * hi_edge if hi_edge > 0 else psi_lo * hi_edge
-        return low, high
-
-    p_above, p_below = p_values_from(interval)
+        return paired_interval(n10, n01, n, a)
 
     def outcomes(a):
         cases = [(0, n), (n, 0), (0, 0), (n // 4, n // 4), (n // 20, n // 20)]
-        return [interval_of(x10, x01, a) for x10, x01 in cases]
+        return [paired_interval(x10, x01, n, a) for x10, x01 in cases]
 
-    def interval_of(x10, x01, a):
-        return paired_proportion_difference(x10, x01, n, a).interval_at(a)
-
+    p_above, p_below = p_values_from(interval)
     return Estimate((n10 - n01) / n, *interval(alpha), n,
                     "paired exact (discordant runs: Clopper-Pearson bounds of their rate and split)", p_above, p_below,
                     interval_at=interval, outcomes=outcomes, value_range=(-1.0, 1.0))
+
+
+def paired_interval(n10: int, n01: int, n: int, alpha: float) -> tuple[float, float]:
+    """The interval of paired_proportion_difference at one-sided level alpha."""
+    d = n10 + n01
+    psi_lo, psi_hi = clopper_pearson(d, n, alpha / 2)
+    pi_lo, pi_hi = clopper_pearson(n10, d, alpha / 2) if d else (0.0, 1.0)
+    lo_edge, hi_edge = 2 * pi_lo - 1, 2 * pi_hi - 1
+    low = psi_hi * lo_edge if lo_edge < 0 else psi_lo * lo_edge
+    high = psi_hi * hi_edge if hi_edge > 0 else psi_lo * hi_edge
+    return low, high
 
 
 def p_values_from(interval_at):

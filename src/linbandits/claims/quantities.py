@@ -8,7 +8,7 @@ own quantities (a dict of the same functions) for what only it measures.
 
     error_rate             errors of a out of its runs (`correct` == 0): exact binomial
     error_difference       a's error probability minus b's: paired exact (the runs of one setting play
-                           the same seeds), Fisher's exact test for unpaired series
+                           the same seeds), Newcombe's score interval for unpaired series
     error_ratio            a's error probability over b's: exact conditional binomial (conservative
                            for positively correlated pairs)
     error_difference_pooled  the same as error_difference on the runs of every setting together
@@ -174,24 +174,35 @@ def error_difference_pooled(evidence, spec, alpha, claim_id):
     return est.proportion_difference(ka, na, kb, nb, alpha), where
 
 
-def error_range(evidence, spec, alpha, claim_id):
-    """max - min of a's error over the settings; settings have their own seeds, each resampled as its
-    binomial count (the nonparametric bootstrap of one setting's 0/1 runs)."""
+def _error_counts(evidence, ref, spec) -> tuple[np.ndarray, np.ndarray]:
+    """(errors, runs) of series `ref` at every setting of the part's experiments, in order."""
     k, n = [], []
     for exp in _experiments(spec):
         one = {**spec, "experiment": exp}
         for s in evidence.settings(exp):
-            kk, nn = _errors(evidence, spec["a"], one, s)
+            kk, nn = _errors(evidence, ref, one, s)
             k.append(kk)
             n.append(nn)
-    k, n = np.array(k), np.array(n)
+    return np.array(k), np.array(n)
+
+
+def _range_draws(rng, k, n, resamples) -> np.ndarray:
+    """The range over settings of resampled error probabilities, each setting's count an independent
+    binomial (the nonparametric bootstrap of its 0/1 runs)."""
+    draws = rng.binomial(n, k / n, size=(resamples, n.size)) / n
+    return draws.max(axis=1) - draws.min(axis=1)
+
+
+def error_range(evidence, spec, alpha, claim_id):
+    """max - min of a's error over the settings; settings have their own seeds, each resampled as its
+    binomial count (the nonparametric bootstrap of one setting's 0/1 runs)."""
+    k, n = _error_counts(evidence, spec["a"], spec)
     if k.size < 2:
         raise Missing(f"a range needs two settings; {', '.join(_experiments(spec))} has {k.size}")
     rng = np.random.default_rng(_seed(claim_id, spec))
     B = est.BOOTSTRAP_RESAMPLES
     p = k / n
-    draws = rng.binomial(n, p, size=(B, n.size)) / n
-    e = est.from_draws(float(np.ptp(p)), draws.max(axis=1) - draws.min(axis=1), alpha, int(n.min()),
+    e = est.from_draws(float(np.ptp(p)), _range_draws(rng, k, n, B), alpha, int(n.min()),
                        f"bootstrap of each setting's runs ({B} resamples)")
     e.value_range = (0.0, 1.0)
     return e, (f"range of {spec['a']}'s error over {', '.join(_experiments(spec))}: {fmt(float(p.min()))} to "
@@ -203,20 +214,10 @@ def _unpaired_range_difference(evidence, spec, alpha, claim_id):
     each setting resampled as an independent binomial."""
     rng = np.random.default_rng(_seed(claim_id, spec))
     B = est.BOOTSTRAP_RESAMPLES
-    ranges, points, n_min = [], [], []
-    for ref in (spec["a"], spec["b"]):
-        k, n = [], []
-        for exp in _experiments(spec):
-            for s in evidence.settings(exp):
-                kk, nn = _errors(evidence, ref, {**spec, "experiment": exp}, s)
-                k.append(kk)
-                n.append(nn)
-        k, n = np.array(k), np.array(n)
-        draws = rng.binomial(n, k / n, size=(B, n.size)) / n
-        ranges.append(draws.max(axis=1) - draws.min(axis=1))
-        points.append(float(np.ptp(k / n)))
-        n_min.append(int(n.min()))
-    e = est.from_draws(points[0] - points[1], ranges[0] - ranges[1], alpha, min(n_min),
+    (ka, na), (kb, nb) = _error_counts(evidence, spec["a"], spec), _error_counts(evidence, spec["b"], spec)
+    ranges = _range_draws(rng, ka, na, B) - _range_draws(rng, kb, nb, B)
+    points = float(np.ptp(ka / na)), float(np.ptp(kb / nb))
+    e = est.from_draws(points[0] - points[1], ranges, alpha, int(min(na.min(), nb.min())),
                        f"parametric bootstrap of independent binomial counts per setting ({B} resamples)")
     e.value_range = (-1.0, 1.0)
     return e, (f"range of {spec['a']}'s error {fmt(points[0])} minus {spec['b']}'s {fmt(points[1])} over "
