@@ -15,6 +15,12 @@ start-up, imports, instance loading, design warm-up), and each algorithm's
 share of the study's simulate CPU. The whole run's wall clock and CPU (every
 process Snakemake started, Snakemake included) come first.
 
+With --cold every run starts as on a fresh machine: an empty numba cache and
+no bytecode (NUMBA_CACHE_DIR and PYTHONPYCACHEPREFIX point at new empty
+directories), as after a fresh checkout. Every run logs numba's compilations
+(linbandits.compile_log): a last table gives, per kernel, the jobs that compiled
+it and the seconds they spent (a warm run should compile nothing).
+
 With --repeat N the run is made N times, each from empty results, and a last
 table gives every run's wall and CPU time (on the 2-core VMs here the same
 computation's CPU time varies up to ~1.6x within minutes), then the minimum,
@@ -28,6 +34,7 @@ import argparse
 import csv
 import hashlib
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -39,6 +46,10 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+from linbandits.compile_log import summary as compile_summary  # noqa: E402
+
+COMPILE_LOG = "compile.log"
 
 
 def children_cpu() -> float:
@@ -46,16 +57,20 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(workdir: Path, args) -> tuple[float, float]:
+def run(workdir: Path, args) -> tuple[float, float, float]:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir),
            "--cores", str(args.cores), *args.target, "--quiet", "rules"]
     if args.config:
         cmd += ["--config", *args.config]
     if args.scheduler:
         cmd += ["--scheduler", args.scheduler]
+    env = dict(os.environ, LINBANDITS_COMPILE_LOG=str(workdir / COMPILE_LOG))
+    if args.cold:
+        env.update(NUMBA_CACHE_DIR=str(workdir / "cold-cache" / "numba"),
+                   PYTHONPYCACHEPREFIX=str(workdir / "cold-cache" / "pycache"))
     cpu0, t0 = children_cpu(), time.perf_counter()
     with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
-        proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, text=True)
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, text=True, env=env)
         own = snakemake_own_cpu(proc)
         wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
         if proc.returncode != 0:
@@ -171,12 +186,29 @@ def output_digest(workdir: Path) -> str:
     return digest.hexdigest()
 
 
+def compile_report(workdir: Path) -> tuple[str, float]:
+    """The kernels numba compiled in the run (outermost compilations), and their summed seconds."""
+    log = workdir / COMPILE_LOG
+    rows = compile_summary(log) if log.exists() else []
+    total = sum(r["seconds"] for r in rows)
+    if not rows:
+        return "\nnumba compiled nothing (every kernel came from its cache)", 0.0
+    lines = [f"\nnumba compiled {len(rows)} kernels: {total:.1f} s in all (summed over the jobs that compiled them)",
+             "", "| kernel | jobs that compiled it | seconds (summed) |", "|---|---:|---:|"]
+    lines += [f"| {r['kernel']} | {r['processes']} | {r['seconds']:.1f} |" for r in rows]
+    return "\n".join(lines), total
+
+
 def repeat_report(runs) -> str:
     cpus = [r["cpu"] / 60 for r in runs]
-    lines = ["", "| run | wall (s) | CPU-min | algorithms CPU-min |", "|---:|---:|---:|---:|"]
+    walls = [r["wall"] for r in runs]
+    lines = ["", "| run | wall (s) | CPU-min | algorithms CPU-min | numba compiling (s) |", "|---:|---:|---:|---:|---:|"]
     for k, r in enumerate(runs, 1):
-        lines.append(f"| {k} | {r['wall']:.1f} | {r['cpu'] / 60:.2f} | {r['algorithms'] / 60:.2f} |")
-    lines.append(f"\nCPU-min over {len(runs)} runs: min {min(cpus):.2f}, median {statistics.median(cpus):.2f}, "
+        lines.append(f"| {k} | {r['wall']:.1f} | {r['cpu'] / 60:.2f} | {r['algorithms'] / 60:.2f} | "
+                     f"{r['compile']:.1f} |")
+    lines.append(f"\nWall s over {len(runs)} runs: min {min(walls):.1f}, median {statistics.median(walls):.1f}, "
+                 f"max {max(walls):.1f}")
+    lines.append(f"CPU-min over {len(runs)} runs: min {min(cpus):.2f}, median {statistics.median(cpus):.2f}, "
                  f"max {max(cpus):.2f}; every run wrote the same files (sidecars aside): "
                  f"{'yes' if len({r['digest'] for r in runs}) == 1 else 'NO'}")
     return "\n".join(lines)
@@ -189,7 +221,9 @@ def one_run(args, workdir: Path) -> dict:
     prefix = "preview" if any(c.replace(" ", "") in ("preview=true", "preview=True") for c in args.config) else ""
     records = list(job_records(workdir, prefix))
     print(report(records, wall, cpu, own, jobs_run(workdir), stage_seconds(workdir, prefix)), flush=True)
-    return {"wall": wall, "cpu": cpu, "digest": output_digest(workdir),
+    compiled, compile_seconds = compile_report(workdir)
+    print(compiled, flush=True)
+    return {"wall": wall, "cpu": cpu, "digest": output_digest(workdir), "compile": compile_seconds,
             "algorithms": sum(r["algorithm_cpu"] for r in records)}
 
 
@@ -202,6 +236,8 @@ def main(argv=None) -> int:
     parser.add_argument("--scheduler", choices=["ilp", "greedy"], help="Snakemake's job scheduler (default: Snakemake's)")
     parser.add_argument("--workdir", type=Path, help="run here (must not exist); default: a temporary directory")
     parser.add_argument("--keep", action="store_true", help="keep the temporary working directory")
+    parser.add_argument("--cold", action="store_true",
+                        help="every run with an empty numba cache and no bytecode, as on a fresh machine")
     parser.add_argument("--repeat", type=int, default=1, help="run N times, each from empty results (min / median / max)")
     parser.add_argument("--report-only", type=Path, metavar="DIR",
                         help="run nothing: account for the run kept in DIR (its jobs' times; no whole-run clock)")

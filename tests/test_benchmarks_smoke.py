@@ -58,13 +58,15 @@ def test_benchmark_runs_on_a_tiny_case(case):
 
 
 def test_pipeline_benchmark_runs_and_reports_a_kept_run(tmp_path):
-    """One runs file of the .test config through the real Snakemake (one core), the run kept; then
+    """One runs file of the .test config through the real Snakemake (one core), cold (an empty numba cache:
+    its jobs must compile OAM's kernels, and the compile table must say so), the run kept; then
     --report-only accounts for the kept run without running anything."""
     work = tmp_path / "run"
     out = run_script(BENCHMARKS / PIPELINE, ["--configfile", TEST_CONFIG, "--cores", "1", "--workdir", str(work),
-                                             "--target", "results/oam/runs/oam_fixed_u01.npz"])
+                                             "--cold", "--target", "results/oam/runs/oam_fixed_u01.npz"])
     check_ran(out, "oam: algorithm time")
     assert "whole run:" in out.stdout and "2 simulate jobs" in out.stdout
+    assert "numba compiled nothing" not in out.stdout and "| linbandits.studies.oam." in out.stdout
     check_ran(run_script(BENCHMARKS / PIPELINE, ["--report-only", str(work)]), "oam: algorithm time")
 
 

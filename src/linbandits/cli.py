@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from linbandits import __version__
+from linbandits import __version__, compile_log
 from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
 from linbandits.catalogue import (build_instance, commands, describe_algorithms, describe_instances, make_algorithm,
                                   resolve, study_of_algorithm)
@@ -354,6 +354,7 @@ def cmd_batch(args) -> int:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    compile_log.install_if_asked()
     try:
         return dispatch(argv)
     except UserError as exc:
