@@ -47,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from linbandits.compile_log import summary as compile_summary  # noqa: E402
+from linbandits.compile_log import summary as compile_summary
 
 COMPILE_LOG = "compile.log"
 
