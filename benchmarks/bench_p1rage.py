@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests" / "p1rage"))
 
 from linbandits import experiments  # noqa: E402
 from linbandits.studies.p1rage.algorithms import ALGORITHMS, make_algorithm  # noqa: E402
-from linbandits.studies.p1rage.engine import run_trials  # noqa: E402
+from linbandits.studies.p1rage.kernels import run_trials  # noqa: E402
 from linbandits.catalogue import build_instance, family_names  # noqa: E402
 from linbandits.problems import save_instance  # noqa: E402
 from linbandits.problems.linear import LinearInstance  # noqa: E402

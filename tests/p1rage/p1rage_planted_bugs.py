@@ -60,11 +60,11 @@ BUGS = [
     PlantedBug("mixed_peace_ranks_by_epoch_only_estimate", f"{_ALG}.mixed_peace", "MixedPeace.play",
                "est = arm_values(self.X, theta_sum / (start + n_pulls))",
                "est = arm_values(self.X, ips_increment(self.X, sums, sinv) / n_pulls)", ("Mixed-Peace",)),
-    PlantedBug("iid_pulls_meet_theta_bar", "linbandits.studies.p1rage.engine", "TrialBatch._iid_drawn",
+    PlantedBug("iid_pulls_meet_theta_bar", "linbandits.studies.p1rage.kernels", "TrialBatch._iid_drawn",
                "self._table, start, self.stationary",
                "(self.instance.X @ self.instance.theta_bar)[None, :], start, True",
                ("G-BAI", "P1-RAGE", "P1-Peace", "Mixed-Peace")),
-    PlantedBug("theta_t_shifted_by_one_round", "linbandits.studies.p1rage.engine", "TrialBatch._iid_drawn",
+    PlantedBug("theta_t_shifted_by_one_round", "linbandits.studies.p1rage.kernels", "TrialBatch._iid_drawn",
                "self._table, start, self.stationary",
                "self._table, start - 1, self.stationary",
                ("G-BAI", "P1-RAGE", "P1-Peace", "Mixed-Peace")),
@@ -72,7 +72,7 @@ BUGS = [
                'return np.flip(np.argsort(values, axis=-1, kind="stable"), axis=-1)',
                'return np.argsort(-values, axis=-1, kind="stable")',
                ("P1-Peace", "Peace", "Mixed-Peace", "OD-LinBAI")),
-    PlantedBug("peace_planned_batch_meets_theta_bar", "linbandits.studies.p1rage.engine",
+    PlantedBug("peace_planned_batch_meets_theta_bar", "linbandits.studies.p1rage.kernels",
                "TrialBatch._planned_ordered",
                "self._table, self.stationary",
                "(self.instance.X @ self.instance.theta_bar)[None, :], True", ("Peace", "OD-LinBAI")),
@@ -80,7 +80,7 @@ BUGS = [
                "theta = theta_sum / self.T", "theta = theta_sum / (self.T + 1)", P1),
 ]
 
-_ENGINE = "linbandits.studies.p1rage.engine"
+_ENGINE = "linbandits.studies.p1rage.kernels"
 
 # Mistakes in the batched draws on each trial's own generator, the path the exact replay (an
 # injected stream) does not take: p1rage_reference_engine.batched_mismatches must notice each.

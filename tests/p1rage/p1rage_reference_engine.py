@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from linbandits.studies.p1rage.engine import TrialBatch
+from linbandits.studies.p1rage.kernels import TrialBatch
 
 
 def inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:

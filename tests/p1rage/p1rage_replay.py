@@ -33,7 +33,7 @@ from p1rage_oracle import frank_wolfe as oracle_fw
 
 from linbandits.problems.linear import LinearInstance
 from linbandits.studies.p1rage.algorithms import make_algorithm
-from linbandits.studies.p1rage.engine import TrialBatch
+from linbandits.studies.p1rage.kernels import TrialBatch
 from linbandits.studies.p1rage.instances.soare import soare_arms
 
 TOLERANCE = 1e-12

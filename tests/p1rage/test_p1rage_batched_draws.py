@@ -11,7 +11,7 @@ from p1rage_reference_engine import (CASE_IDS, CASES, instance, iid_mismatches, 
                                      trial_mismatches)
 
 from linbandits.studies.p1rage.algorithms import ALGORITHMS
-from linbandits.studies.p1rage.engine import RandomDraws, TrialBatch, trial_rng
+from linbandits.studies.p1rage.kernels import RandomDraws, TrialBatch, trial_rng
 
 
 @pytest.mark.parametrize("stationary, noise", CASES, ids=CASE_IDS)

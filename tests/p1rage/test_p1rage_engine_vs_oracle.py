@@ -18,7 +18,7 @@ from scipy import stats
 from linbandits.studies.p1rage.algorithms import ALGORITHMS, make_algorithm
 from linbandits.studies.p1rage.algorithms.elimination import peace_levels, rage_levels
 from linbandits.studies.p1rage.designs import DesignCache, efficient_rounding, frank_wolfe_designs, keys_to_masks
-from linbandits.studies.p1rage.engine import run_trials
+from linbandits.studies.p1rage.kernels import run_trials
 from linbandits.problems.linear import LinearInstance as Instance
 
 N_TRIALS = 300

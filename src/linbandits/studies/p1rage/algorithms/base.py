@@ -8,8 +8,8 @@ from linbandits.study import Records
 from linbandits.studies.p1rage.designs import FW_ITERATIONS, n_epochs, shared_cache
 
 
-class Algorithm(study.Algorithm):
-    """One fixed-budget BAI algorithm, run on a TrialBatch in lockstep.
+class P1rageAlgorithm(study.Algorithm):
+    """The study's algorithm base: one fixed-budget BAI algorithm, run on a TrialBatch in lockstep.
 
     Subclasses set `name`, extend `defaults` / `choices` with their own
     options and implement `play(batch) -> (recommended, theta_hat or None)`:
@@ -36,7 +36,7 @@ class Algorithm(study.Algorithm):
 
     def run_many(self, seed: int, trials: np.ndarray, progress=None) -> Records:
         """Trials `trials` of this algorithm: recommended arm, correct or not."""
-        from linbandits.studies.p1rage.engine import run_trials
+        from linbandits.studies.p1rage.kernels import run_trials
 
         solved_before = self.designs.solves
         res = run_trials(self, self.instance, seed, trials, progress=progress)

@@ -1,10 +1,10 @@
 """G-BAI (Algorithm 1): sample the G-optimal design every round, IPS estimate."""
 import numpy as np
 
-from linbandits.studies.p1rage.algorithms.base import Algorithm, arm_values, ips_increment
+from linbandits.studies.p1rage.algorithms.base import P1rageAlgorithm, arm_values, ips_increment
 
 
-class GBAI(Algorithm):
+class GBAI(P1rageAlgorithm):
     name = "G-BAI"
     summary = "i.i.d. pulls from the G-optimal design; recommend argmax of the IPS estimate"
 

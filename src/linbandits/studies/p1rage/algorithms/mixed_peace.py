@@ -3,12 +3,12 @@ samples i.i.d. from (XY design of the active set + G) / 2 and the estimate is
 the IPS running mean over all rounds."""
 import numpy as np
 
-from linbandits.studies.p1rage.algorithms.base import Algorithm, arm_values, ips_increment
+from linbandits.studies.p1rage.algorithms.base import P1rageAlgorithm, arm_values, ips_increment
 from linbandits.studies.p1rage.algorithms.elimination import eliminate_by_prefix
 from linbandits.studies.p1rage.designs import keys_to_masks
 
 
-class MixedPeace(Algorithm):
+class MixedPeace(P1rageAlgorithm):
     name = "Mixed-Peace"
     summary = "Peace's eliminations with i.i.d. pulls from (XY design + G)/2 and an IPS estimate"
 

@@ -15,12 +15,12 @@ import math
 
 import numpy as np
 
-from linbandits.studies.p1rage.algorithms.base import Algorithm
+from linbandits.studies.p1rage.algorithms.base import P1rageAlgorithm
 from linbandits.studies.p1rage.designs import exact_design, frank_wolfe_designs
 from linbandits.studies.p1rage.algorithms.elimination import rank_descending
 
 
-class ODLinBAI(Algorithm):
+class ODLinBAI(P1rageAlgorithm):
     name = "OD-LinBAI"
     summary = "optimal-design elimination keeping ceil(d/2^r) arms per epoch, projected to the active span"
 

@@ -7,12 +7,12 @@ The paper-text variant `update=every_round` replaces it after every round.
 """
 import numpy as np
 
-from linbandits.studies.p1rage.algorithms.base import Algorithm, arm_values, ips_increment
+from linbandits.studies.p1rage.algorithms.base import P1rageAlgorithm, arm_values, ips_increment
 
 
-class P1Loop(Algorithm):
-    defaults = {**Algorithm.defaults, "update": "batched"}
-    choices = {**Algorithm.choices, "update": ("batched", "every_round")}
+class P1Loop(P1rageAlgorithm):
+    defaults = {**P1rageAlgorithm.defaults, "update": "batched"}
+    choices = {**P1rageAlgorithm.choices, "update": ("batched", "every_round")}
 
     def levels(self, est):
         """n x L set keys of the elimination rule for estimates est (n x K)."""

@@ -6,12 +6,12 @@ sorted prefix whose design value is at most half the set's.
 """
 import numpy as np
 
-from linbandits.studies.p1rage.algorithms.base import Algorithm, arm_values
+from linbandits.studies.p1rage.algorithms.base import P1rageAlgorithm, arm_values
 from linbandits.studies.p1rage.algorithms.elimination import eliminate_by_prefix
 from linbandits.studies.p1rage.designs import efficient_rounding, keys_to_masks
 
 
-class Peace(Algorithm):
+class Peace(P1rageAlgorithm):
     name = "Peace"
     summary = "epochs of rounded XY designs over the active set, OLS per epoch, prefix halving"
 
