@@ -33,8 +33,8 @@ from p1rage_oracle import frank_wolfe as oracle_fw
 
 from linbandits.problems.linear import LinearInstance
 from linbandits.studies.p1rage.algorithms import make_algorithm
-from linbandits.studies.p1rage.kernels import TrialBatch
 from linbandits.studies.p1rage.instances.soare import soare_arms
+from linbandits.studies.p1rage.kernels import TrialBatch
 
 TOLERANCE = 1e-12
 REPLAY_SEED = 31
