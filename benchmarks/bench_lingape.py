@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lingape"
 import lingape_oracle as plain  # noqa: E402
 from linbandits.studies.lingape import streams  # noqa: E402
 from linbandits.studies.lingape.algorithms import LinGapE, XYOracle, XYStatic  # noqa: E402
-from linbandits.studies.lingape.families import lingape_soare  # noqa: E402
+from linbandits.studies.lingape.instances import lingape_soare  # noqa: E402
 
 
 def cpu(fn):

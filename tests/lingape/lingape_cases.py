@@ -1,8 +1,12 @@
 """Small instances on which the plain oracle runs in well under a second per run."""
 import numpy as np
 
-from linbandits.studies.lingape.families import lingape_canonical, lingape_soare
-from linbandits.studies.lingape.instance import ArmSetsInstance, BAIInstance
+from linbandits.studies.lingape.instances import (
+    ArmSetsInstance,
+    BAIInstance,
+    lingape_canonical,
+    lingape_soare,
+)
 
 
 def soare_wide(d=3, omega=0.6):

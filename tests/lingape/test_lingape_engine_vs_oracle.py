@@ -8,7 +8,7 @@ from lingape_cases import canonical, pm1_sets, random_bai, soare_wide
 from linbandits.studies.lingape import streams
 from linbandits.studies.lingape.algorithms import LinGapE, XYAdaptive, XYOracle, XYStatic
 from linbandits.studies.lingape.designs import ratio_table
-from linbandits.studies.lingape.instance import REWARD_GAUSSIAN
+from linbandits.studies.lingape.instances import REWARD_GAUSSIAN
 
 SEED = 17
 

@@ -19,8 +19,7 @@ from linbandits.studies.lingape import kernels as kn
 from linbandits.studies.lingape import streams
 from linbandits.studies.lingape.algorithms import LinGapE
 from linbandits.studies.lingape.designs import ratio_table
-from linbandits.studies.lingape.families import lingape_canonical, lingape_soare
-from linbandits.studies.lingape.instance import REWARD_GAUSSIAN
+from linbandits.studies.lingape.instances import REWARD_GAUSSIAN, lingape_canonical, lingape_soare
 
 SEED = 29
 TRIALS = [0, 1, 2]

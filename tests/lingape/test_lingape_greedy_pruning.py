@@ -8,7 +8,7 @@ import pytest
 from lingape_cases import random_bai, soare_wide
 from linbandits.studies.lingape import kernels as kn
 from linbandits.studies.lingape.algorithms import all_pairs, state_after_initial_pulls
-from linbandits.studies.lingape.families import lingape_soare
+from linbandits.studies.lingape.instances import lingape_soare
 
 import test_lingape_planted_bugs as planted
 from plain_source import plain

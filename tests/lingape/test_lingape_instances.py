@@ -9,7 +9,7 @@ import pytest
 from linbandits import cli
 from linbandits.studies.lingape.algorithms import XYOracle
 from linbandits.studies.lingape.designs import oracle_design, soare_oracle_closed_form
-from linbandits.studies.lingape.families import lingape_canonical, lingape_soare
+from linbandits.studies.lingape.instances import lingape_canonical, lingape_soare
 
 
 def write(path, **arrays):

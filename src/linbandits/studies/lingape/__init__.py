@@ -14,12 +14,12 @@ STUDY = Study(
         "XY-oracle": f"{_P}.algorithms:XYOracle",
     },
     families={
-        "lingape_soare": f"{_P}.families:lingape_soare",
-        "lingape_canonical": f"{_P}.families:lingape_canonical",
+        "lingape_soare": f"{_P}.instances:lingape_soare",
+        "lingape_canonical": f"{_P}.instances:lingape_canonical",
     },
     kinds={
-        "bai": f"{_P}.instance:BAIInstance",
-        "bai_armsets": f"{_P}.instance:ArmSetsInstance",
+        "bai": f"{_P}.instances:BAIInstance",
+        "bai_armsets": f"{_P}.instances:ArmSetsInstance",
     },
     commands={
         "lingape-yahoo-instance": (f"{_P}.yahoo:main_instance", "Exp. 3 arm sets from the parsed R6A day of May 1"),

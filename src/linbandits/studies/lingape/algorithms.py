@@ -16,7 +16,7 @@ from linbandits.errors import UserError
 from linbandits.study import Algorithm, Records
 from linbandits.studies.lingape import kernels as kn
 from linbandits.studies.lingape import streams
-from linbandits.studies.lingape.instance import REWARD_GAUSSIAN
+from linbandits.studies.lingape.instances import REWARD_GAUSSIAN
 
 DRAW_BLOCK = 1 << 16
 REFRESH = 100_000          # re-inversion period against round-off drift (spec DEFAULT)
@@ -101,7 +101,7 @@ def correct_arm(means: np.ndarray, arm: int, eps: float) -> bool:
     return bool(means[arm] == means.max() or means.max() - means[arm] < eps)
 
 
-class BAIAlgorithm(Algorithm):
+class LingapeAlgorithm(Algorithm):
     """The study's algorithms run many runs at once (`run_many`): XY-static's runs share one reward-free
     arm sequence, XY-adaptive's runs share their phase sequences, XY-oracle is computed once per arm set,
     and LinGapE records the log det A_t points and eps of every run in the sidecar."""
@@ -122,7 +122,7 @@ class BAIAlgorithm(Algorithm):
         return cap if cap > 0 else NO_LIMIT
 
 
-class LinGapE(BAIAlgorithm):
+class LinGapE(LingapeAlgorithm):
     name = "LinGapE"
     summary = "Xu et al.'s gap-based fully adaptive BAI: greedy (9) or ratio (12) arm rule"
     defaults = {"rule": "greedy", "form": "paper", "epsilon": "instance", "lam": 1.0, "R": None, "S": None,
@@ -207,7 +207,7 @@ def pairs_of(arms) -> tuple[np.ndarray, np.ndarray]:
     return np.array(pi, dtype=np.int64), np.array(pj, dtype=np.int64)
 
 
-class XYStatic(BAIAlgorithm):
+class XYStatic(LingapeAlgorithm):
     name = "XY-static"
     summary = "Soare et al.'s XY-static allocation, greedy incremental (eq. 5); reward-free arm sequence"
     defaults = {"lam": None, "sigma": None, "max_pulls": 0}
@@ -343,7 +343,7 @@ def phase_reward_sums(rng, T, means, reward_kind, noise_sd):
     return 2.0 * rng.binomial(T, p) - T
 
 
-class XYAdaptive(BAIAlgorithm):
+class XYAdaptive(LingapeAlgorithm):
     name = "XY-adaptive"
     summary = "Soare et al.'s XY-adaptive allocation (eq. 6): phases, reset design, alpha = 0.1"
     defaults = {"alpha": 0.1, "lam": None, "sigma": None, "max_pulls": 0}
@@ -397,7 +397,7 @@ class XYAdaptive(BAIAlgorithm):
                                                     "sigma": self.sigma, "phases": phases})
 
 
-class XYOracle(BAIAlgorithm):
+class XYOracle(LingapeAlgorithm):
     name = "XY-oracle"
     summary = "Soare et al.'s XY-oracle allocation (eq. 18): tracks p* built from the true theta; reward-free"
     defaults = {"sigma": None, "max_pulls": 0}

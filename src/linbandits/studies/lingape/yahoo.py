@@ -15,7 +15,7 @@ import numpy as np
 from linbandits.errors import UserError
 from linbandits.problems import save_instance
 from linbandits.r6a import reader as r6a
-from linbandits.studies.lingape.instance import ArmSetsInstance
+from linbandits.studies.lingape.instances import ArmSetsInstance
 
 RIDGE_LAMBDA = 0.01
 GOOD_BAND = (-0.88, 1.0)
