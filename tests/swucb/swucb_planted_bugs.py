@@ -1,7 +1,7 @@
 """Bugs the suite plants itself (monkeypatch) to prove its comparisons can fail."""
 import math
 
-from linbandits.studies.swucb import engine, tuning
+from linbandits.studies.swucb import trajectories, tuning
 
 _window = tuning.sliding_window
 _radius = tuning.confidence_radius
@@ -21,8 +21,8 @@ def beta_without_sqrt_lam_s(monkeypatch):
 
 def bob_keeps_sw_ucb_across_blocks(monkeypatch):
     """BOB carries the previous block's SW-UCB (its window data) into the next block."""
-    fresh = engine.fresh_sw_ucb_state
-    monkeypatch.setattr(engine, "fresh_sw_ucb_state",
+    fresh = trajectories.fresh_sw_ucb_state
+    monkeypatch.setattr(trajectories, "fresh_sw_ucb_state",
                         lambda d, lam, capacity, previous=None: previous or fresh(d, lam, capacity))
 
 

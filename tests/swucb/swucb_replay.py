@@ -6,14 +6,14 @@ import math
 import numpy as np
 
 import swucb_oracle as oracle
-from linbandits.studies.swucb import engine
+from linbandits.studies.swucb import trajectories
 
 REGRET_TOL = 1e-12
 TIE_DRAWS = 20000
 
 
 def streams(name, instance, seed, trial):
-    return engine.noise_matrix(instance, seed, trial), engine.algorithm_rng(name, seed, trial)
+    return trajectories.noise_matrix(instance, seed, trial), trajectories.algorithm_rng(name, seed, trial)
 
 
 def oracle_sw_ucb(instance, seed, trial, w, lam=1.0, S=1.0):

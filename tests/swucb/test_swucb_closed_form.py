@@ -5,7 +5,7 @@ import numpy as np
 
 from linbandits.catalogue import build_instance, make_algorithm
 from linbandits.problems.linear import LinearInstance
-from linbandits.studies.swucb import engine
+from linbandits.studies.swucb import trajectories
 
 
 def test_generic_code_matches_the_closed_form_on_the_basis_arms():
@@ -13,9 +13,9 @@ def test_generic_code_matches_the_closed_form_on_the_basis_arms():
     instance = build_instance("swucb_sinusoid", {"T": 4000, "budget": "cuberoot"})
     alg = make_algorithm("SW-UCB", instance, {"window": 150})
     seed, trial = 99, 4
-    eta = engine.noise_matrix(instance, seed, trial)
+    eta = trajectories.noise_matrix(instance, seed, trial)
     trace = np.zeros((instance.T, 2))
-    run = alg.run_on(eta, lambda: engine.algorithm_rng("SW-UCB", seed, trial), trace=trace)
+    run = alg.run_on(eta, lambda: trajectories.algorithm_rng("SW-UCB", seed, trial), trace=trace)
     arms = run.arms
     rewards = instance.thetas[np.arange(instance.T), arms] + 0.1 * eta[np.arange(instance.T), arms]
     w, lam = 150, 1.0
@@ -41,5 +41,5 @@ def test_windowed_gram_update_stays_exact_over_long_runs():
     thetas = np.tile(rng.normal(size=d), (T, 1)) + 0.1 * np.sin(np.arange(T) / 500.0)[:, None]
     instance = LinearInstance(name="float", X=X, thetas=thetas, noise_sd=1.3)
     alg = make_algorithm("SW-UCB", instance, {"window": 211})
-    run = alg.run_on(engine.noise_matrix(instance, 5, 0), lambda: engine.algorithm_rng("SW-UCB", 5, 0), check=True)
+    run = alg.run_on(trajectories.noise_matrix(instance, 5, 0), lambda: trajectories.algorithm_rng("SW-UCB", 5, 0), check=True)
     assert 0 < run.drift < 1e-10   # measured, and not trivially zero

@@ -6,7 +6,7 @@ import pytest
 
 from linbandits.catalogue import build_instance, make_algorithm
 from linbandits.problems.linear import LinearInstance
-from linbandits.studies.swucb import engine
+from linbandits.studies.swucb import trajectories
 
 from swucb_replay import mismatch, oracle_bob, oracle_exp3s, oracle_sw_ucb
 
@@ -84,7 +84,7 @@ def test_runs_depend_only_on_seed_and_trial():
         assert among[0] != among[1]
     # a run refills one noise buffer: the same values as a fresh matrix, whatever was in it
     buffer = np.full((instance.T, instance.K), np.nan)
-    assert np.array_equal(engine.noise_matrix(instance, SEED, 3, out=buffer), engine.noise_matrix(instance, SEED, 3))
+    assert np.array_equal(trajectories.noise_matrix(instance, SEED, 3, out=buffer), trajectories.noise_matrix(instance, SEED, 3))
 
 
 def test_all_series_of_a_repetition_share_the_noise():

@@ -271,8 +271,8 @@ def test_tables_and_figures_on_a_world(tmp_path, monkeypatch):
 
 def switch_shares_the_noise(config, switch_name, trial=0, T=1200) -> bool:
     """A switch run's run `trial` is the base's: same simulate seed, hence the same noise matrix
-    (engine.noise_matrix reads generator(seed, trial, 0) only)."""
-    from linbandits.studies.swucb import engine
+    (trajectories.noise_matrix reads generator(seed, trial, 0) only)."""
+    from linbandits.studies.swucb import trajectories
 
     exps = experiments.experiments(config)
     switch = exps[switch_name]
@@ -280,7 +280,7 @@ def switch_shares_the_noise(config, switch_name, trial=0, T=1200) -> bool:
     setting = switch.setting_ids()[0]
     seeds = experiments.seed_of(config, switch, setting), experiments.seed_of(config, base, setting)
     instance = build_instance("swucb_sinusoid", {"T": T, "budget": switch.settings["budget"]})
-    return np.array_equal(engine.noise_matrix(instance, seeds[0], trial), engine.noise_matrix(instance, seeds[1], trial))
+    return np.array_equal(trajectories.noise_matrix(instance, seeds[0], trial), trajectories.noise_matrix(instance, seeds[1], trial))
 
 
 @pytest.mark.parametrize("switch", ["swucb_fig1__rexp3", "swucb_fig1__v_budget", "swucb_fig2__known_window"])
@@ -295,7 +295,7 @@ def test_a_planted_own_seed_switch_is_caught(monkeypatch):
 
 
 def test_the_noise_does_not_depend_on_the_algorithm_or_its_options():
-    from linbandits.studies.swucb import engine
+    from linbandits.studies.swucb import trajectories
 
     instance = build_instance("swucb_sinusoid", {"T": 900, "budget": "constant"})
     seen = []
@@ -305,4 +305,4 @@ def test_the_noise_does_not_depend_on_the_algorithm_or_its_options():
         alg.run(5, 2)
         seen.append(alg._eta.copy())                   # the noise matrix the run played
     assert all(np.array_equal(seen[0], s) for s in seen[1:])
-    assert np.array_equal(seen[0], engine.noise_matrix(instance, 5, 2))
+    assert np.array_equal(seen[0], trajectories.noise_matrix(instance, 5, 2))

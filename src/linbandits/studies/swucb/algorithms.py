@@ -14,7 +14,7 @@ import numpy as np
 
 from linbandits.errors import UserError
 from linbandits.study import Algorithm, Run
-from linbandits.studies.swucb import engine, tuning
+from linbandits.studies.swucb import trajectories, tuning
 from linbandits.studies.swucb.instances import bgz_variation, instance_budget
 
 
@@ -25,21 +25,24 @@ def _positive(algo, key):
     return float(value)
 
 
-class _Base(Algorithm):
+class SwucbAlgorithm(Algorithm):
+    """The study's algorithm base: the noise matrix of a run (shared by every algorithm of the setting),
+    the algorithm's tuned constants, one trial's regret; subclasses implement `run_on(eta, rng_factory)`."""
+
     kinds = ("linear",)
     choices: dict = {}
 
     def setup(self) -> None:
-        self.problem = engine.Problem.of(self.instance)
+        self.problem = trajectories.Problem.of(self.instance)
         self._eta = np.empty((self.problem.T, self.problem.K))   # every run's noise matrix, refilled
         self.tune()
 
     def tune(self) -> None:
         """The algorithm's constants for this instance and options."""
 
-    def trajectory(self, seed: int, trial: int) -> engine.Trajectory:
-        eta = engine.noise_matrix(self.instance, seed, trial, out=self._eta)
-        return self.run_on(eta, functools.partial(engine.algorithm_rng, self.name, seed, trial))
+    def trajectory(self, seed: int, trial: int) -> trajectories.Trajectory:
+        eta = trajectories.noise_matrix(self.instance, seed, trial, out=self._eta)
+        return self.run_on(eta, functools.partial(trajectories.algorithm_rng, self.name, seed, trial))
 
     def run(self, seed: int, trial: int) -> Run:
         return Run(columns={"regret": self.trajectory(seed, trial).regret})
@@ -48,7 +51,7 @@ class _Base(Algorithm):
         return {"tuning": self.tuning()}
 
 
-class SWUCB(_Base):
+class SWUCB(SwucbAlgorithm):
     name = "SW-UCB"
     summary = "sliding-window linear UCB (Cheung et al. 2019, Alg. 1); window agnostic|known|eq12|corrected|N"
     defaults = {"window": "agnostic", "lam": 1.0, "S": 1.0}
@@ -61,24 +64,24 @@ class SWUCB(_Base):
         self.beta = tuning.confidence_radius(self.w, p.d, p.noise_sd, p.L, self.lam, float(self.options["S"]),
                                              1.0 / p.T)
 
-    def run_on(self, eta, rng_factory, trace=None, check=False) -> engine.Trajectory:
-        return engine.run_sw_ucb(self.problem, self.w, self.beta, self.lam, eta, rng_factory, trace, check)
+    def run_on(self, eta, rng_factory, trace=None, check=False) -> trajectories.Trajectory:
+        return trajectories.run_sw_ucb(self.problem, self.w, self.beta, self.lam, eta, rng_factory, trace, check)
 
     def tuning(self) -> dict:
         return {"window": self.w, "beta": self.beta, "lam": self.lam}
 
 
-class BOB(_Base):
+class BOB(SwucbAlgorithm):
     name = "BOB"
     summary = "bandit-over-bandit: EXP3 over SW-UCB windows per block (Cheung et al. 2019, Alg. 2)"
     defaults = {"lam": 1.0, "S": 1.0}
 
     def tune(self) -> None:
         self.lam = _positive(self, "lam")
-        self.plan = engine.BOBPlan.of(self.problem, self.lam, float(self.options["S"]))
+        self.plan = trajectories.BOBPlan.of(self.problem, self.lam, float(self.options["S"]))
 
-    def run_on(self, eta, rng_factory) -> engine.Trajectory:
-        return engine.run_bob(self.problem, self.plan, self.lam, eta, rng_factory)
+    def run_on(self, eta, rng_factory) -> trajectories.Trajectory:
+        return trajectories.run_bob(self.problem, self.plan, self.lam, eta, rng_factory)
 
     def tuning(self) -> dict:
         pl = self.plan
@@ -86,7 +89,7 @@ class BOB(_Base):
                 "blocks": pl.n_blocks}
 
 
-class EXP3S(_Base):
+class EXP3S(SwucbAlgorithm):
     name = "EXP3.S"
     summary = "Exp3.S (Auer et al. 2002) with BGZ's tuning; variant exp3s|rexp3 (restarts), variation instance|budget"
     defaults = {"variant": "exp3s", "variation": "instance"}
@@ -109,8 +112,8 @@ class EXP3S(_Base):
             self.batch, self.alpha = 0, 1.0 / p.T
             self.gamma = tuning.exp3s_gamma(p.T, p.K, V)
 
-    def run_on(self, eta, rng_factory) -> engine.Trajectory:
-        return engine.run_exp3s(self.problem, self.gamma, self.alpha, self.batch, eta, rng_factory)
+    def run_on(self, eta, rng_factory) -> trajectories.Trajectory:
+        return trajectories.run_exp3s(self.problem, self.gamma, self.alpha, self.batch, eta, rng_factory)
 
     def tuning(self) -> dict:
         return {"V": self.V, "gamma": self.gamma, "alpha": self.alpha, "batch": self.batch}

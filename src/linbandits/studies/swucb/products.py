@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import functools
 
-from linbandits.claims import estimates as est
-from linbandits.claims.engine import Missing, fmt
+from linbandits.claims.engine import fmt
 from linbandits.products import Product, claims_product
 from linbandits.runs import RunSet
 from linbandits.studies.swucb import results
+from linbandits.studies.swucb.quantities import QUANTITIES
 
 TITLE = "SW-UCB / BOB (Cheung, Simchi-Levi, Zhu 2019): claims C1-C5 of Sec. 7 judged on the reproduced runs"
 TABLES = ("regret", "slopes", "ratios", "variation")
@@ -118,24 +118,6 @@ def make_figure(ctx, name, spec) -> None:
 
 INTRO = ("The figures' series of a (figure, T, repetition) share one noise matrix, and a switch run has its base "
          "experiment's seeds (common random numbers): ratios are bootstrapped over paired runs.", "")
-
-
-def variation_over_budget(evidence, spec, alpha, claim_id):
-    """sum_t ||theta_{t+1} - theta_t||_2 / B_T of one instance, from the variation table: exact."""
-    import pandas as pd
-
-    exp, setting = spec["experiment"], spec["setting"]
-    table = pd.read_csv(evidence.extras["variation"])
-    T = int(evidence.x(exp, setting))
-    row = table[(table["figure"] == exp) & (table["T"] == T)]
-    if row.empty:
-        raise Missing(f"the variation table has no row for {exp} at T = {T}")
-    r = row.iloc[0]
-    return (est.exact(float(r["tv_over_B_T"]), "exact (computed from the instance)"),
-            f"total variation {fmt(float(r['total_variation']))} / B_T {fmt(float(r['B_T']))}, {exp}, T = {T}")
-
-
-QUANTITIES = {"variation_over_budget": variation_over_budget}
 
 
 def reference_sections(ctx, claim_results) -> list:

@@ -1,4 +1,4 @@
-"""One run of SW-UCB, BOB or EXP3.S: random streams, state, and the calls into the kernels.
+"""One run (a Trajectory) of SW-UCB, BOB or EXP3.S: random streams, state, and the calls into the kernels.
 
 Streams (spec section 3, DEFAULT; linbandits.streams): run `trial` of a job
 seeded `seed` draws its noise matrix eta[t, k] (T x K) from
