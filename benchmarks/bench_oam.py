@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "tests" / "oam"))
 import oam_oracle as oracle  # noqa: E402
 from linbandits import experiments  # noqa: E402
 from linbandits.catalogue import build_instance, make_algorithm  # noqa: E402
+from linbandits.studies.oam.algorithms.lints import theory_scale  # noqa: E402
 from linbandits.studies.oam.allocation import allocate, gaps_of  # noqa: E402
-from linbandits.studies.oam.lints import theory_scale  # noqa: E402
 from linbandits.studies.oam.streams import run_stream  # noqa: E402
 
 

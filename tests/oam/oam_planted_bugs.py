@@ -5,7 +5,8 @@ The OAM kernel is numba-compiled; a bug in one of its helpers is planted by swap
 helper and running the kernel's Python source (`py_func`), which reads the module's
 globals at call time.
 """
-from linbandits.studies.oam import allocation, oam
+from linbandits.studies.oam import allocation
+from linbandits.studies.oam.algorithms import oam
 
 
 def no_rescaling(monkeypatch):

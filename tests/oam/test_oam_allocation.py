@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from linbandits.studies.oam.allocation import GAP_TOL, allocate, complement_basis, gaps_of, lower_bound
-from linbandits.studies.oam.instance import circle_arms, oam_circle, oam_fixed, oam_scenario_one, oam_two_contexts
+from linbandits.studies.oam.instances import circle_arms, oam_circle, oam_fixed, oam_scenario_one, oam_two_contexts
 
 MAB = (np.eye(4)[None], np.array([1.0, 0.8, 0.5, 0.2]))
 

@@ -9,9 +9,9 @@ import pytest
 
 import oam_oracle as oracle
 from linbandits.catalogue import make_algorithm
-from linbandits.studies.oam.instance import oam_circle, oam_fixed, oam_scenario_one, oam_two_contexts
-from linbandits.studies.oam.lints import theory_scale
-from linbandits.studies.oam.oam import COUNTERS
+from linbandits.studies.oam.algorithms.lints import theory_scale
+from linbandits.studies.oam.algorithms.oam import COUNTERS
+from linbandits.studies.oam.instances import oam_circle, oam_fixed, oam_scenario_one, oam_two_contexts
 from linbandits.studies.oam.streams import run_stream
 
 SEED = 3

@@ -7,7 +7,7 @@ import pytest
 from linbandits.cli import main
 from linbandits.npzfile import write_npz
 from linbandits.problems import load_instance_file, save_instance
-from linbandits.studies.oam.instance import oam_circle, oam_scenario_one
+from linbandits.studies.oam.instances import oam_circle, oam_scenario_one
 
 GOOD = {"actions": np.array([[[1.0, 0.0], [0.0, 1.0], [0.9, 0.5]]]), "p": np.array([1.0]),
         "theta": np.array([1.0, 0.0]), "noise_sd": np.float64(1.0), "horizon": np.int64(1000)}

@@ -8,7 +8,7 @@ from linbandits import products, runs
 from linbandits.claims import FAILS_TO_HOLD, HOLDS
 from linbandits.cli import main
 from linbandits.problems import save_instance
-from linbandits.studies.oam.instance import oam_circle
+from linbandits.studies.oam.instances import oam_circle
 
 REPO_CONFIG = yaml.safe_load(open(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml"))
 

@@ -5,7 +5,7 @@ from oam_planted_bugs import BUGS
 from test_oam_allocation import circle_closed_vs_sdp
 from test_oam_engine_vs_oracle import replay
 
-from linbandits.studies.oam.instance import oam_fixed
+from linbandits.studies.oam.instances import oam_fixed
 
 # 5.1 (u = 0.1) meets every branch of OAM within 2500 rounds, forced b2 included with the switch
 # eps = 0.01 (the default eps = 0 never forces).

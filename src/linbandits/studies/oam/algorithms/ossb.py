@@ -9,9 +9,9 @@ import numpy as np
 from numba import njit
 
 from linbandits.errors import UserError
+from linbandits.studies.oam.algorithms.base import OamAlgorithm, require_single_context
+from linbandits.studies.oam.algorithms.oam import allocation_alpha
 from linbandits.studies.oam.allocation import GAP_TOL, TIE_TOL, first_occurrence
-from linbandits.studies.oam.oam import allocation_alpha
-from linbandits.studies.oam.runner import ContextualAlgorithm, require_single_context
 
 
 @njit(cache=True)
@@ -81,7 +81,7 @@ def ossb_run(actions, first, noise, theta, true_gaps, eps, gamma):
     return arms, cum, counts
 
 
-class OSSB(ContextualAlgorithm):
+class OSSB(OamAlgorithm):
     name = "OSSB"
     summary = "OSSB (Combes et al. 2017): empirical means, track the lower-bound allocation, fixed action set"
     defaults = {"epsilon": 0.0, "gamma": 0.0}

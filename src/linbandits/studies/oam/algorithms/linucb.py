@@ -7,8 +7,8 @@ import math
 import numpy as np
 from numba import njit
 
+from linbandits.studies.oam.algorithms.base import OamAlgorithm
 from linbandits.studies.oam.allocation import RANK_TOL
-from linbandits.studies.oam.runner import ContextualAlgorithm
 
 WIDTHS = ("oful", "fwidth")
 
@@ -103,7 +103,7 @@ def linucb_run(actions, contexts, noise, theta, true_gaps, fwidth, log_n, f_cons
     return arms, cum, counts
 
 
-class LinUCB(ContextualAlgorithm):
+class LinUCB(OamAlgorithm):
     name = "LinUCB"
     summary = "OFUL: optimism with the self-normalised radius (lambda = 1, R = 1, delta = 1/n, S = |theta|)"
     defaults = {"width": "oful", "c": 1.0}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from linbandits.errors import UserError
-from linbandits.study import Algorithm, Run
 from linbandits.studies.oam.allocation import gaps_of
 from linbandits.studies.oam.streams import run_stream
+from linbandits.study import Algorithm, Run
 
 GRID_POINTS = 500   # curve points per run: every n/500 rounds (n/2 and n/10 are on it when 500 | n)
 
@@ -17,8 +17,9 @@ def curve_grid(n: int) -> np.ndarray:
     return np.unique(np.ceil(np.arange(1, GRID_POINTS + 1) * n / GRID_POINTS).astype(np.int64))
 
 
-class ContextualAlgorithm(Algorithm):
-    """Subclasses set name, summary, defaults, choices and implement play(stream, gaps)."""
+class OamAlgorithm(Algorithm):
+    """The study's algorithm base: subclasses set name, summary, defaults, choices and implement
+    play(stream, gaps)."""
 
     kinds = ("contextual",)
     needs_normals = False

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from linbandits.errors import UserError
-from linbandits.studies.oam.runner import ContextualAlgorithm
+from linbandits.studies.oam.algorithms.base import OamAlgorithm
 
 
 @njit(cache=True)
@@ -73,7 +73,7 @@ def theory_scale(n: int, d: int, R: float = 1.0) -> float:
     return R * math.sqrt(24.0 * math.log(n) * d * math.log(n))
 
 
-class LinTS(ContextualAlgorithm):
+class LinTS(OamAlgorithm):
     name = "LinTS"
     summary = "linear Thompson sampling with the theory's variance factor v = R sqrt(24 d ln(n)^2)"
     defaults = {"R": 1.0}

@@ -14,9 +14,9 @@ import numpy as np
 from numba import njit, objmode
 
 from linbandits.errors import UserError
+from linbandits.studies.oam.algorithms.base import OamAlgorithm
 from linbandits.studies.oam.allocation import (GAP_TOL, RANK_TOL, TIE_TOL, allocate, closed_form,
                                                complement_basis, first_occurrence)
-from linbandits.studies.oam.runner import ContextualAlgorithm
 
 SCHEDULES = ("constant", "loglog")
 COUNTERS = ("initialisation", "exploit", "explore_b1", "forced_b2", "wasted", "solves", "sdp_solves")
@@ -235,7 +235,7 @@ def vector_ids(actions):
     return inverse.reshape(actions.shape[:2]).astype(np.int64), int(inverse.max()) + 1
 
 
-class OAM(ContextualAlgorithm):
+class OAM(OamAlgorithm):
     name = "OAM"
     summary = "Optimal Allocation Matching: track the estimated lower-bound allocation (Hao et al. Alg. 1)"
     defaults = {"epsilon": 0.0, "schedule": "constant", "zeta": 0.1, "c": 1.0}
