@@ -61,7 +61,7 @@ def worker(experiment: str, algorithm: str, seeds: int, configfile: Path) -> int
 
     from linbandits import experiments
     from linbandits.catalogue import build_instance, make_algorithm
-    from linbandits.studies.opkb.blas import one_blas_thread
+    from linbandits.studies.opkb.kernels import one_blas_thread
 
     one_blas_thread()
     config = yaml.safe_load(configfile.read_text())
@@ -251,7 +251,7 @@ def main(argv=None) -> int:
     from linbandits import experiments
     from linbandits.catalogue import build_instance, make_algorithm
     from linbandits.studies.opkb import gpucb, opkb
-    from linbandits.studies.opkb.blas import one_blas_thread
+    from linbandits.studies.opkb.kernels import one_blas_thread
     from linbandits.studies.opkb.features import features
     from linbandits.studies.opkb.instances import opkb_env1
 

@@ -5,7 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from linbandits.studies.opkb.blas import one_blas_thread  # noqa: E402
+from linbandits.studies.opkb.kernels import one_blas_thread  # noqa: E402
 
 one_blas_thread()
 

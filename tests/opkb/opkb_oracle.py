@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from linbandits.studies.opkb.design import d_design, solve_op
+from linbandits.studies.opkb.designs import d_design, solve_op
 
 NOISE, ARMS, SCHEDULE = 0, 1, 2
 

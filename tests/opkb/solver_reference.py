@@ -1,5 +1,5 @@
 """The OP solver, leverages and information gain as they were before the speed work of issue 28 (core at bddb596), verbatim:
-the reference the faster solver of design.py must equal bit for bit (same LAPACK routines, same operations
+the reference the faster solver of designs.py must equal bit for bit (same LAPACK routines, same operations
 in the same order; only wrappers, copies and repeated evaluations were removed)."""
 from __future__ import annotations
 

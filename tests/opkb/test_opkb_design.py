@@ -5,7 +5,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from linbandits.studies.opkb.design import InformationGain, d_design, kkt_residual, solve_op
+from linbandits.studies.opkb.designs import InformationGain, d_design, kkt_residual, solve_op
 from linbandits.studies.opkb.instances import rbf_gram
 
 
@@ -106,15 +106,15 @@ def same(a, b):
 def solve_both(Phi, gaps, beta, lam, start=None):
     from solver_reference import leverages as ref_leverages, solve_op as ref_solve
 
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
 
     try:
         P_ref = ref_solve(Phi, gaps, beta, lam)
     except RuntimeError as err:
         with pytest.raises(RuntimeError, match=str(err).split(" > ")[0]):
-            design.solve_op_solution(Phi, gaps, beta, lam, start=start)
+            designs.solve_op_solution(Phi, gaps, beta, lam, start=start)
         return None
-    solution = design.solve_op_solution(Phi, gaps, beta, lam, start=start)
+    solution = designs.solve_op_solution(Phi, gaps, beta, lam, start=start)
     S = Phi.T @ (P_ref[:, None] * Phi) + lam * np.eye(Phi.shape[1])
     return (same(solution.P, P_ref), same(solution.M, ref_leverages(Phi, P_ref, lam)),
             np.array_equal(np.tril(solution.S), np.tril(S)) and np.allclose(solution.S, S, rtol=1e-12, atol=0))
@@ -122,17 +122,17 @@ def solve_both(Phi, gaps, beta, lam, start=None):
 
 @pytest.mark.parametrize("seed, N, d, length, beta, lam", SOLVER_CASES)
 def test_solver_equals_the_reference_bit_for_bit(seed, N, d, length, beta, lam):
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
 
     Phi = features_of(seed, N, d, length)
     gaps = np.zeros(N) if beta == 2.0 else np.random.default_rng(seed + 10).random(N) * 0.5
-    for start in (None, design.uniform_leverages(Phi, lam)):
+    for start in (None, designs.uniform_leverages(Phi, lam)):
         outcome = solve_both(Phi, gaps, beta, lam, start)
         assert outcome is None or outcome[:2] == (True, True), outcome
-    P = design.solve_op(Phi, gaps, beta, lam)
-    assert same(P, design.solve_op_solution(Phi, gaps, beta, lam).P)
+    P = designs.solve_op(Phi, gaps, beta, lam)
+    assert same(P, designs.solve_op_solution(Phi, gaps, beta, lam).P)
     if beta == 2.0:
-        assert same(design.d_design(Phi, lam), P)
+        assert same(designs.d_design(Phi, lam), P)
 
 
 @pytest.mark.parametrize("N, T, reg", [(20, 3000, 100.0), (100, 10000, 0.01), (100, 10000, 20.0)])
@@ -151,43 +151,43 @@ def test_information_gain_equals_the_reference_bit_for_bit(N, T, reg):
 
 
 def test_numpy_cholesky_is_numpys_and_the_fallback_gives_the_same_leverages(monkeypatch):
-    from linbandits.studies.opkb import blas, design
+    from linbandits.studies.opkb import designs, kernels
 
-    cholesky = blas.numpy_cholesky()
+    cholesky = kernels.numpy_cholesky()
     if cholesky is not None:
-        assert blas.reproduces_numpy_cholesky(cholesky)
+        assert kernels.reproduces_numpy_cholesky(cholesky)
     Phi = features_of(7, 130, 6, 0.5)
     P = np.random.default_rng(7).random(130)
     P /= P.sum()
-    fast = design.leverages(Phi, P, 0.01)
+    fast = designs.leverages(Phi, P, 0.01)
     monkeypatch.setattr(blas, "_cholesky", False)            # as where numpy's routine is not found
-    assert same(design.leverages(Phi, P, 0.01), fast)
+    assert same(designs.leverages(Phi, P, 0.01), fast)
     # planted: a routine one unit in the last place off, or the upper-triangle algorithm, is refused.
     # (Scipy's own dpotrf is not a reliable plant: with OPENBLAS_CORETYPE set, as on these machines,
     # numpy's and scipy's OpenBLAS run the same kernel and agree bit for bit.)
-    assert not blas.reproduces_numpy_cholesky(lambda S: np.nextafter(np.linalg.cholesky(S), np.inf))
-    assert not blas.reproduces_numpy_cholesky(lambda S: np.linalg.cholesky(S.T, upper=True).T)
+    assert not kernels.reproduces_numpy_cholesky(lambda S: np.nextafter(np.linalg.cholesky(S), np.inf))
+    assert not kernels.reproduces_numpy_cholesky(lambda S: np.linalg.cholesky(S.T, upper=True).T)
 
 
 def test_planted_reuse_of_a_stale_evaluation_is_caught(monkeypatch):
     """The solver reuses its last evaluation when P has not moved (same_point); reusing it when P has moved
     (planted) changes the solution, and never reusing it changes nothing."""
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
 
     Phi = features_of(3, 60, 3, 0.5)
     gaps = np.random.default_rng(13).random(60) * 0.5
-    monkeypatch.setattr(design, "same_point", lambda a, b: False)
+    monkeypatch.setattr(designs, "same_point", lambda a, b: False)
     assert solve_both(Phi, gaps, 30.0, 0.01)[:2] == (True, True)
-    monkeypatch.setattr(design, "same_point", lambda a, b: True)
+    monkeypatch.setattr(designs, "same_point", lambda a, b: True)
     assert caught(Phi, gaps, 30.0, 0.01)
 
 
 def test_planted_wrong_start_is_caught():
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
 
     Phi = features_of(3, 60, 3, 0.5)
     gaps = np.random.default_rng(13).random(60) * 0.5
-    assert caught(Phi, gaps, 30.0, 0.01, start=design.uniform_leverages(Phi, 0.02))
+    assert caught(Phi, gaps, 30.0, 0.01, start=designs.uniform_leverages(Phi, 0.02))
 
 
 def caught(*args, **kwargs):
@@ -234,7 +234,7 @@ def iterations(monkeypatch, module, name, solve):
 def test_solver_equals_the_reference_on_neural_features():
     """The reference on the features OPNN solves on (N = 256, width 512; J.2 instance 1 does not stall): the
     D-design and an OP design of a later block, bit for bit."""
-    from linbandits.studies.opkb import design, streams
+    from linbandits.studies.opkb import designs, streams
     from linbandits.studies.opkb.instances import opkb_cosine
     from linbandits.studies.opkb.neural import ReluNetwork, network_features
 
@@ -242,7 +242,7 @@ def test_solver_equals_the_reference_on_neural_features():
     Phi = network_features(ReluNetwork(arms.shape[1], 512, 3, streams.generator(1, 0, streams.NETWORK)), arms)
     gaps = np.random.default_rng(21).random(256) * 0.5
     for Dhat, beta in ((np.zeros(256), 2.0), (gaps, 400.0)):
-        assert solve_both(Phi, Dhat, beta, 0.01, design.uniform_leverages(Phi, 0.01))[:2] == (True, True)
+        assert solve_both(Phi, Dhat, beta, 0.01, designs.uniform_leverages(Phi, 0.01))[:2] == (True, True)
 
 
 STALL_LIMIT = 40        # non-stalling designs of J.2 take 14-16 iterations; a stalled one 200 before issue 39
@@ -251,26 +251,26 @@ STALL_LIMIT = 40        # non-stalling designs of J.2 take 14-16 iterations; a s
 def test_a_stalled_line_search_ends_the_solve_with_the_same_design(monkeypatch):
     """The solver of eaafa4c is this one without the stop at a stalled line search (the reference above, whose
     equality with it the tests above check, costs 3x as much here: 1,300 leverage matrices at N = 256)."""
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
 
     Phi, lam = stalling_features(), 0.01
-    start = design.uniform_leverages(Phi, lam)
-    solve = lambda: design.d_design_solution(Phi, lam, start=start)
-    count, solution = iterations(monkeypatch, design, "_dgetrf", solve)
+    start = designs.uniform_leverages(Phi, lam)
+    solve = lambda: designs.d_design_solution(Phi, lam, start=start)
+    count, solution = iterations(monkeypatch, designs, "_dgetrf", solve)
     assert count <= STALL_LIMIT
     # planted: the old stop rule (no stop at a stalled line search) runs to MAX_ITERATIONS, which the check sees,
     # and gives the same design bit for bit
-    monkeypatch.setattr(design, "line_search_stalled", lambda new, old, alpha: False)
-    count, before = iterations(monkeypatch, design, "_dgetrf", solve)
-    assert count == design.MAX_ITERATIONS > STALL_LIMIT
+    monkeypatch.setattr(designs, "line_search_stalled", lambda new, old, alpha: False)
+    count, before = iterations(monkeypatch, designs, "_dgetrf", solve)
+    assert count == designs.MAX_ITERATIONS > STALL_LIMIT
     assert same(solution.P, before.P) and same(solution.M, before.M)
 
 
 def test_an_early_stop_that_changes_the_design_is_caught(monkeypatch):
     """Stopping at the first backtrack (a planted premature stop) leaves a design the reference does not give."""
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
 
     Phi = features_of(3, 60, 3, 0.5)
     gaps = np.random.default_rng(13).random(60) * 0.5
-    monkeypatch.setattr(design, "line_search_stalled", lambda new, old, alpha: alpha < 1.0)
+    monkeypatch.setattr(designs, "line_search_stalled", lambda new, old, alpha: alpha < 1.0)
     assert caught(Phi, gaps, 30.0, 0.01)

@@ -73,7 +73,7 @@ def test_held_results_are_those_computed_afresh(small_switch):
     set A; each is bit for bit what computing it afresh gives, and gamma_T is that of a fresh D-design."""
     from solver_reference import InformationGain as Reference, d_design as ref_design, leverages as ref_leverages
 
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
     from linbandits.studies.opkb.features import features
 
     Phi = features(small_switch.arms, SMALL_ADA["rbf_length"])
@@ -88,7 +88,7 @@ def test_held_results_are_those_computed_afresh(small_switch):
     assert np.array_equal(bits(c.good_design(good)), bits(ref_design(Phi[np.ix_(good, good)], c.lam)))
     assert c.good_design(good) is c.good_design(good.copy())             # held: solved once
     assert c.leverage(c.pi) is c.leverage(c.pi)
-    assert not np.array_equal(c.good_design(~good), design.d_design(Phi[np.ix_(good, good)], c.lam))
+    assert not np.array_equal(c.good_design(~good), designs.d_design(Phi[np.ix_(good, good)], c.lam))
 
 
 def stale_get(self, key, objects):
@@ -100,7 +100,7 @@ def stale_get(self, key, objects):
 def test_held_results_follow_new_features(small_switch, monkeypatch, planted):
     """New features (as OPNN's refresh() assigns them, with their pi): every held value is recomputed for them;
     a hold that ignores the features (planted) returns the old features' values."""
-    from linbandits.studies.opkb import design
+    from linbandits.studies.opkb import designs
     from linbandits.studies.opkb.features import features
 
     if planted:
@@ -109,9 +109,9 @@ def test_held_results_follow_new_features(small_switch, monkeypatch, planted):
     good = np.arange(c.N) % 3 == 0
     c.uniform_leverage(), c.leverage(c.pi), c.good_design(good)
     c.Phi = features(small_switch.arms, 1.0)
-    c.pi = design.d_design(c.Phi, c.lam)
+    c.pi = designs.d_design(c.Phi, c.lam)
     uniform = np.full(c.N, 1.0 / c.N)
-    follow = (np.array_equal(c.uniform_leverage(), design.leverages(c.Phi, uniform, c.lam)),
-              np.array_equal(c.leverage(c.pi), design.leverages(c.Phi, c.pi, c.lam)),
-              np.array_equal(c.good_design(good), design.d_design(c.Phi[np.ix_(good, good)], c.lam)))
+    follow = (np.array_equal(c.uniform_leverage(), designs.leverages(c.Phi, uniform, c.lam)),
+              np.array_equal(c.leverage(c.pi), designs.leverages(c.Phi, c.pi, c.lam)),
+              np.array_equal(c.good_design(good), designs.d_design(c.Phi[np.ix_(good, good)], c.lam)))
     assert all(follow) != planted

@@ -3,7 +3,7 @@ parameter counts of spec G5, and OPNN0 = OPKB on the initial network's features.
 import numpy as np
 import pytest
 
-from linbandits.studies.opkb import design, opkb
+from linbandits.studies.opkb import designs, opkb
 from linbandits.studies.opkb.instances import opkb_env1
 from linbandits.studies.opkb.neural import ReluNetwork, network_features, neural_constants, step_size
 
@@ -111,8 +111,8 @@ def test_held_results_follow_the_new_features(monkeypatch):
         def checked(*args):
             changed = refresh(*args)
             uniform = np.full(len(c.Phi), 1.0 / len(c.Phi))
-            checks.append(np.array_equal(c.leverage(c.pi), design.leverages(c.Phi, c.pi, c.lam))
-                          and np.array_equal(c.uniform_leverage(), design.leverages(c.Phi, uniform, c.lam)))
+            checks.append(np.array_equal(c.leverage(c.pi), designs.leverages(c.Phi, c.pi, c.lam))
+                          and np.array_equal(c.uniform_leverage(), designs.leverages(c.Phi, uniform, c.lam)))
             return changed
 
         c.refresh = checked

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from linbandits.studies.opkb import schedule
-from linbandits.studies.opkb.design import InformationGain
+from linbandits.studies.opkb.designs import InformationGain
 from linbandits.studies.opkb.opkb import KernelConstants
 
 OPTIONS = dict(sigma=100.0, beta_scale=50.0, mu_scale=0.2, e_scale=0.01, g_scale=0.05, eps_scale=0.005,

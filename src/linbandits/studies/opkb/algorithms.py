@@ -12,7 +12,7 @@ import numpy as np
 from linbandits.errors import UserError
 from linbandits.study import Algorithm, Run
 from linbandits.studies.opkb import opkb, streams
-from linbandits.studies.opkb.blas import one_blas_thread
+from linbandits.studies.opkb.kernels import one_blas_thread
 from linbandits.studies.opkb.features import features
 
 COMMON = {"rbf_length": 0.2, "noise": "truncated"}
@@ -35,8 +35,8 @@ def curve_rounds(T: int) -> np.ndarray:
     return np.unique(np.r_[np.arange(step, T + 1, step), T])
 
 
-class ArmRewardsAlgorithm(Algorithm):
-    """The study's run loop: `run_one` gives a run's per-round regret and its counters; `run` keeps the
+class OpkbAlgorithm(Algorithm):
+    """The study's algorithm base and run loop: `run_one` gives a run's per-round regret and its counters; `run` keeps the
     cumulative regret at T (the CSV's `regret`) and at the curve rounds."""
 
     kinds = ("arm_rewards",)
@@ -62,7 +62,7 @@ class ArmRewardsAlgorithm(Algorithm):
                    curves={"t": self.rounds, "regret": cumulative[self.rounds - 1]})
 
 
-class GPUCB(ArmRewardsAlgorithm):
+class GPUCB(OpkbAlgorithm):
     name = "GP-UCB"
     summary = "GP-UCB with the code's regulariser 1/lam and beta from the interpolated information gain"
     defaults = {**COMMON, "lam": 20.0, "v": 0.01}
@@ -77,7 +77,7 @@ class GPUCB(ArmRewardsAlgorithm):
 REMOVALS = ("exact", "published")
 
 
-class SWGPUCB(ArmRewardsAlgorithm):
+class SWGPUCB(OpkbAlgorithm):
     name = "SW-GPUCB"
     summary = "sliding-window GP-UCB: the last `window` rounds only (removal=published: the authors' update)"
     defaults = {**COMMON, "lam": 20.0, "v": 0.01, "window": 3000, "removal": "exact"}
@@ -88,7 +88,7 @@ class SWGPUCB(ArmRewardsAlgorithm):
                                   removal=self.options["removal"])[0], {}
 
 
-class WGPUCB(ArmRewardsAlgorithm):
+class WGPUCB(OpkbAlgorithm):
     name = "WGPUCB"
     summary = "weighted (discounted) GP-UCB, weights discount^(t-s)"
     defaults = {**COMMON, "lam": 0.01, "scale": 0.5, "discount": 0.9996}
@@ -97,7 +97,7 @@ class WGPUCB(ArmRewardsAlgorithm):
         return _gpucb().run_wgpucb(self.instance, self.Phi, self.options, seed, trial)[0], {}
 
 
-class OPKB(ArmRewardsAlgorithm):
+class OPKB(OpkbAlgorithm):
     name = "OPKB"
     summary = "OP-design kernel bandit in doubling blocks, no change detection"
     defaults = {**COMMON, **OPKB_DEFAULTS}
@@ -125,7 +125,7 @@ OPNN_DEFAULTS = {"noise": "truncated", "sigma": 100.0, "beta_scale": 50.0, "mu_s
 PRECISIONS = ("float64", "float32")
 
 
-class OPNN(ArmRewardsAlgorithm):
+class OPNN(OpkbAlgorithm):
     name = "OPNN"
     summary = "OPKB on neural-tangent features of a bias-free ReLU net retrained at every block end"
     defaults = dict(OPNN_DEFAULTS)

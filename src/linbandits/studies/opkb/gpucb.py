@@ -25,7 +25,7 @@ The round loops are compiled (numba): at N = 100 a round's algebra takes a few m
 Python around it (scores, argmax, noise, bookkeeping) cost more than the algebra. The LAPACK routines
 and the normal distribution functions are scipy's own (reached through scipy's Cython tables), so the
 factorisations and the noise are bit for bit those of scipy.linalg.lapack and streams.observe.
-The beta schedule is a pure function of t (information gain from design.py), evaluated in Python
+The beta schedule is a pure function of t (information gain from designs.py), evaluated in Python
 before the loop; the window's schedule too (window_start), so that it stays patchable in tests.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from numba import njit, types
 from numba.extending import get_cython_function_address
 from scipy.linalg import lapack
 
-from linbandits.studies.opkb.design import InformationGain
+from linbandits.studies.opkb.designs import InformationGain
 from linbandits.studies.opkb.instances import NOISE_BOUND
 from linbandits.studies.opkb.streams import noise_uniforms
 

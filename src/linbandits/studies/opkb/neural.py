@@ -124,7 +124,7 @@ def step_size(options: dict) -> float:
 
 def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: int):
     """OPKB's constants on the features of the initial network; refresh() trains it at every block end."""
-    from linbandits.studies.opkb import design, streams
+    from linbandits.studies.opkb import designs, streams
     from linbandits.studies.opkb.opkb import KernelConstants
 
     network = ReluNetwork(arms.shape[1], options["width"], options["hidden"],
@@ -144,7 +144,7 @@ def neural_constants(arms: np.ndarray, T: int, options: dict, seed: int, trial: 
             means = np.divide(sums, counts, out=np.zeros(len(arms)), where=counts > 0)
             network.train(arms, counts, means, options["steps"], lr, options["lam"])
             self.Phi = network_features(network, arms)
-            self.pi = design.d_design_solution(self.Phi, self.lam, start=self.uniform_leverage()).P
+            self.pi = designs.d_design_solution(self.Phi, self.lam, start=self.uniform_leverage()).P
             return True
 
     constants = NeuralConstants(network_features(network, arms), T, options)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from linbandits.studies.opkb import design, schedule, streams
+from linbandits.studies.opkb import designs, schedule, streams
 from linbandits.studies.opkb.features import features
 
 MAX_DETECTIONS = 100      # the code restarts on detections 1..99 only
@@ -34,12 +34,12 @@ class KernelConstants:
         self.sigma = o["sigma"]
         self.lam = o["sigma"] / T
         self._held = {}
-        solution = design.d_design_solution(Phi, self.lam, start=self.uniform_leverage())
+        solution = designs.d_design_solution(Phi, self.lam, start=self.uniform_leverage())
         self.pi = solution.P
         if solution.M is not None:       # leverage(pi) is the solver's last leverage matrix
             self._hold("pi_leverage", (self.pi,), solution.M)
         # exact(T) solves the D-design at sigma / T = lam: pi
-        self.gamma_T = design.InformationGain(Phi, T, o["sigma"], designs={self.lam: self.pi}).exact(T)
+        self.gamma_T = designs.InformationGain(Phi, T, o["sigma"], designs={self.lam: self.pi}).exact(T)
         log_term = math.log(8 * self.N * T * math.log2(T) / o["delta"])
         self.E = int(math.ceil(4 * self.gamma_T * log_term * o["e_scale"]))
         self.alpha = o["sigma"] / (4 * log_term)
@@ -85,25 +85,25 @@ class KernelConstants:
     def uniform_leverage(self) -> np.ndarray:
         """leverages at the uniform P, where every OP solve on these features starts."""
         held = self._get("uniform", ())
-        return held if held is not None else self._hold("uniform", (), design.uniform_leverages(self.Phi, self.lam))
+        return held if held is not None else self._hold("uniform", (), designs.uniform_leverages(self.Phi, self.lam))
 
     def leverage(self, P: np.ndarray) -> np.ndarray:
         """M = Phi S(P)^-1 Phi^T; pi's once per features (every epoch starts with it)."""
         if P is not self.pi:
-            return design.leverages(self.Phi, P, self.lam)
+            return designs.leverages(self.Phi, P, self.lam)
         held = self._get("pi_leverage", (P,))
-        return held if held is not None else self._hold("pi_leverage", (P,), design.leverages(self.Phi, P, self.lam))
+        return held if held is not None else self._hold("pi_leverage", (P,), designs.leverages(self.Phi, P, self.lam))
 
     def good_design(self, good: np.ndarray) -> np.ndarray:
         """pi(A) on A's rows and columns of Phi (spec F10), solved once per set A and features."""
         key = ("good", good.tobytes())
         held = self._get(key, ())
-        return held if held is not None else self._hold(key, (), design.d_design(self.Phi[np.ix_(good, good)], self.lam))
+        return held if held is not None else self._hold(key, (), designs.d_design(self.Phi[np.ix_(good, good)], self.lam))
 
     def next_strategy(self, gaps: np.ndarray, j: int) -> np.ndarray:
         """P^(j) from the epoch's gaps (block j >= 1)."""
         beta = self.beta(j)
-        p_star = design.solve_op_solution(self.Phi, gaps, beta, self.lam, start=self.uniform_leverage()).P
+        p_star = designs.solve_op_solution(self.Phi, gaps, beta, self.lam, start=self.uniform_leverage()).P
         good = gaps <= self.good_threshold(j)
         if good.all():
             p_good = self.pi

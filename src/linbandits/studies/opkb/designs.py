@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from scipy.linalg import LinAlgWarning, lapack
 
-from linbandits.studies.opkb.blas import numpy_cholesky
+from linbandits.studies.opkb.kernels import numpy_cholesky
 
 KKT_TOL = 1e-8
 MAX_ITERATIONS = 200

@@ -1,6 +1,8 @@
-"""One BLAS thread per process.
+"""The compiled routines this study calls directly, past numpy's wrappers: one BLAS thread per process,
+and numpy's own LAPACK Cholesky without its per-call cost. (The numba round loops of the GP-UCB family
+and of the neural variants stay beside their algorithms, in gpucb.py and neural.py.)
 
-This study's algorithms do many small (100 x 100) matrix operations; a
+One BLAS thread per process: this study's algorithms do many small (100 x 100) matrix operations; a
 multi-threaded OpenBLAS spends 60x longer synchronising threads on them than
 computing (measured on the 2-core machine: 88 ms against 1.5 ms for one
 leverage matrix). The pipeline runs one process per core, so one thread each
