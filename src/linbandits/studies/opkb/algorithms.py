@@ -36,8 +36,8 @@ def curve_rounds(T: int) -> np.ndarray:
 
 
 class OpkbAlgorithm(Algorithm):
-    """The study's algorithm base and run loop: `run_one` gives a run's per-round regret and its counters; `run` keeps the
-    cumulative regret at T (the CSV's `regret`) and at the curve rounds."""
+    """The study's algorithm base and run loop: `run_one` gives a run's per-round regret and its counters;
+    `run` keeps the cumulative regret at T (the CSV's `regret`) and at the curve rounds."""
 
     kinds = ("arm_rewards",)
     choices = COMMON_CHOICES
