@@ -254,6 +254,15 @@ def mark_preview(fig, note: str | None) -> None:
         fig.suptitle(wrapped, color="#b00000", fontsize=8, fontweight="bold")
 
 
+def mark_heading(fig, heading: str, preview: str) -> None:
+    """A figure's heading (its title or note) above its panels; a preview's banner goes above the heading,
+    never instead of it."""
+    if preview:
+        mark_preview(fig, "\n".join(x for x in (preview, heading) if x))
+    elif heading:
+        fig.suptitle(heading)
+
+
 # ---------------------------------------------------------------- words and maths
 # Config titles and labels are plain text ('Delta_min', 'B_T', '+-'); every figure is typeset from them
 # as it is saved, so that a symbol is set in maths wherever it comes from.

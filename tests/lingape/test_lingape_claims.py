@@ -279,8 +279,8 @@ def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, mo
     drawn = {}
     real = figures.draw_figure
 
-    def keep(series, stem, spec, *args, **kwargs):
-        drawn[stem.rsplit("/", 1)[-1]] = (series, real(series, stem, spec, *args, **kwargs))
+    def keep(panels, spec, stem, *args, **kwargs):
+        drawn[stem.rsplit("/", 1)[-1]] = (panels[0]["series"], real(panels, spec, stem, *args, **kwargs))
 
     monkeypatch.setattr(figures, "draw_figure", keep)
     for p in products.study_products(ctx.config, "lingape"):

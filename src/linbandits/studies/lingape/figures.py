@@ -12,6 +12,7 @@ triangle with the lower half of its bar only.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, LogFormatterSciNotation
 
 from linbandits import plotting
@@ -99,8 +100,12 @@ def draw_published(ax, x, totals: dict) -> None:
                 label=published_label(label, total))
 
 
-def draw_figure(series: list[dict], stem: str, spec: dict, level: float, note: str, published=None,
-                preview: str = ""):
+def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
+    """One panel (the figures of this study have one), a dict with its `series` (figure_series), the
+    `level` of their intervals and the `published` totals to mark (x, {label: total}) or None; the note,
+    if any, is a line under the panel's title."""
+    (panel_data,) = panels
+    series, level, published = panel_data["series"], panel_data["level"], panel_data["published"]
     with plotting.house_style():
         entries = len(series) + (len(published[1]) if published else 0) + 1
         fig = plotting.new_figure(1, 2.9 + 0.17 * entries)

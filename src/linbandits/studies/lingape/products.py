@@ -155,8 +155,9 @@ def make_figure(ctx, name, spec) -> None:
         x = ctx.experiments[spec["panels"][0]["experiment"]].value_of(ctx.section["table1"].get("setting", "d5"))
         published = (x, {label: sum(PUBLISHED_TABLE1[col[2]]) for label, col in ctx.section["table1"]["columns"].items()
                          if len(col) > 2})
-    draw_figure(series, ctx.figure_paths(name)[0][: -len(".pdf")], spec, ctx.level,
-                "synthetic stand-in for R6A, not the real data" if synthetic else "", published, ctx.note())
+    draw_figure([{"series": series, "level": ctx.level, "published": published}], spec,
+                ctx.figure_paths(name)[0][: -len(".pdf")],
+                "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.note())
 
 
 def _synthetic(ctx, experiment: str) -> bool:

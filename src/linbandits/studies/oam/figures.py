@@ -7,8 +7,9 @@ open markers, so that every series reads in greyscale."""
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from linbandits.plotting import (add_figure_legend, algorithm_style, band_phrase, house_style, mark_preview,
+from linbandits.plotting import (add_figure_legend, algorithm_style, band_phrase, house_style, mark_heading,
                                  mean_interval, new_figure, reference_curve, save_figure, series_with_band,
                                  set_panel_title)
 
@@ -62,12 +63,15 @@ def draw_panel(ax, panel: dict) -> None:
     set_panel_title(ax, panel["title"], note)
 
 
-def draw_figure(panels: list[dict], stem: str, note: str) -> None:
+def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
+    """Panels side by side, each a dict with its `title`, `series` (pairs of an experiment and its runs),
+    the lower bound `C` and the `horizon`; the note, if any, heads the figure."""
     with house_style():
         fig = new_figure(1 if len(panels) == 1 else 2, 3.1)
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         for ax, panel in zip(axes, panels):
             draw_panel(ax, panel)
         add_figure_legend(fig, last_labels=(REFERENCE_LABEL,))
-        mark_preview(fig, note or None)
+        mark_heading(fig, note, preview)
         save_figure(fig, stem)
+    return fig

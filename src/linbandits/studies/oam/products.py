@@ -114,4 +114,4 @@ def make_figure(ctx, name, spec) -> None:
         main = p["experiment"]
         panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
                        "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"])})
-    draw_figure(panels, ctx.figure_paths(name)[0][: -len(".pdf")], ctx.note())
+    draw_figure(panels, spec, ctx.figure_paths(name)[0][: -len(".pdf")], "", ctx.note())

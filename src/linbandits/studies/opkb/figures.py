@@ -5,8 +5,10 @@ the authors' window removal (removal = published) on Env 2. The paper prints no 
 so there is nothing to mark as published."""
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
 from linbandits.plotting import (add_figure_legend, algorithm_style, band_phrase, house_style, integer_ticks,
-                                 mark_preview, mean_interval, new_figure, save_figure, series_with_band,
+                                 mark_heading, mean_interval, new_figure, save_figure, series_with_band,
                                  set_panel_title)
 
 # One colour and marker per algorithm throughout the study.
@@ -39,7 +41,9 @@ def draw_panel(ax, panel: dict) -> None:
     set_panel_title(ax, panel["title"], band_phrase(seeds, unit="instance seed"))
 
 
-def draw_figure(panels: list[dict], stem: str, title: str, note: str, preview: str) -> None:
+def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
+    """Panels side by side, each a dict with its `title`, `series` (per algorithm: `label`, rounds `t`, per-run
+    cumulative regret `curves`, `dashed`) and `seeds`; the heading is the spec's `title` and the note."""
     with house_style():
         fig = new_figure(1 if len(panels) == 1 else 2, 3.4)
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
@@ -50,9 +54,6 @@ def draw_figure(panels: list[dict], stem: str, title: str, note: str, preview: s
                 ax.text(0.5, 0.5, "not run", ha="center", transform=ax.transAxes)
                 ax.set_title(panel["title"])
         add_figure_legend(fig)
-        heading = "\n".join(x for x in (title, note) if x)
-        if preview:   # the preview banner above the figure's own title, never instead of it
-            mark_preview(fig, f"{preview}\n{heading}")
-        elif heading:
-            fig.suptitle(heading)
+        mark_heading(fig, "\n".join(x for x in (spec.get("title", ""), note) if x), preview)
         save_figure(fig, stem)
+    return fig

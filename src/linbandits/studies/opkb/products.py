@@ -204,7 +204,7 @@ def make_figure(ctx, name, spec) -> None:
         panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
                        "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
     note = neural_note(ctx) if neural(ctx) else NEURAL_NOT_RUN.split(":")[0]
-    draw_figure(panels, ctx.figure_paths(name)[0][: -len(".pdf")], spec.get("title", ""), note, ctx.note())
+    draw_figure(panels, spec, ctx.figure_paths(name)[0][: -len(".pdf")], note, ctx.note())
 
 
 # ------------------------------------------------------------------ opkb_tuning

@@ -19,8 +19,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator
 
 from linbandits.errors import UserError
-from linbandits.plotting import (LEGEND_HEIGHT, STYLE, add_figure_legend, integer_ticks, mark_preview, new_figure,
-                                 per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
+from linbandits.plotting import (LEGEND_HEIGHT, STYLE, add_figure_legend, integer_ticks, mark_heading, mark_preview,
+                                 new_figure, per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
 from linbandits.plotting import algorithm_style as _style
 from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary
 
@@ -290,6 +290,19 @@ def write_figure(kind: str, tables, titles, stem, xlabels=None, subtitles=None,
                  logx: bool = False, published=None, note: str | None = None) -> Figure:
     fig = build_figure(kind, tables, titles, xlabels, subtitles, logx, published, note)
     with matplotlib.rc_context(STYLE):
+        save_figure(fig, stem)
+    return fig
+
+
+def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
+    """The figure of `spec["kind"]` (KINDS), one panel per dict: its error `table`, `title`, `xlabel`,
+    `subtitle`, `logx` (any panel's puts every panel on a log x) and the `published` cells to draw dashed
+    (or None); the note, if any, heads the figure."""
+    fig = build_figure(spec["kind"], [p["table"] for p in panels], [p["title"] for p in panels],
+                       [p["xlabel"] for p in panels], [p["subtitle"] for p in panels],
+                       any(p["logx"] for p in panels), [p["published"] for p in panels])
+    with matplotlib.rc_context(STYLE):
+        mark_heading(fig, note, preview)
         save_figure(fig, stem)
     return fig
 

@@ -102,7 +102,7 @@ def figure_note(ctx) -> str:
 
 
 def make_figure(ctx, name: str, spec: dict) -> None:
-    from linbandits.studies.p1rage.figures import write_figure
+    from linbandits.studies.p1rage.figures import draw_figure
     from linbandits.studies.p1rage.published import published_for, read_published
 
     published = read_published()
@@ -118,8 +118,9 @@ def make_figure(ctx, name: str, spec: dict) -> None:
         # none for Yahoo! on the synthetic stand-in (the authors ran real R6A).
         base = exp.switch_of or exp.name
         overlays.append(None if synthetic_yahoo(ctx, exp.name) else published_for(base, published))
-    write_figure(spec["kind"], tables, titles, ctx.figure_paths(name)[0][: -len(".pdf")], xlabels, subtitles,
-                 any(p.get("logx", False) for p in panels), overlays, note=figure_note(ctx))
+    draw_figure([{"table": t, "title": title, "xlabel": x, "subtitle": s, "logx": p.get("logx", False), "published": o}
+                 for t, title, x, s, p, o in zip(tables, titles, xlabels, subtitles, panels, overlays)],
+                spec, ctx.figure_paths(name)[0][: -len(".pdf")], "", figure_note(ctx))
 
 
 def make_theorem1(ctx) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from linbandits.plotting import (BAND_ALPHA, algorithm_style, band_phrase, house_style, mark_preview, mean_interval,
+from linbandits.plotting import (BAND_ALPHA, algorithm_style, band_phrase, house_style, mark_heading, mean_interval,
                                  new_figure, save_figure, set_panel_title, use_log_x, use_log_y)
 
 PALETTE = {"SW-UCB": ("#1f77b4", "o"), "EXP3.S": ("#d62728", "s"), "BOB": ("#2ca02c", "^")}
@@ -75,9 +76,9 @@ def draw_series(ax, T, runs, label, style, fit) -> tuple[float, float]:
     return float(low.min()), float(high.max())
 
 
-def draw_panel(ax, panel: dict, slopes, legend_ax=None) -> None:
+def draw_panel(ax, panel: dict, legend_ax=None) -> None:
     """One panel with its own legend below it (in legend_ax, a blank row kept for it, so that the layout
-    sizes the figure for it): a series' slope belongs to its panel."""
+    sizes the figure for it): a series' slope (from the panel's `slopes` table) belongs to its panel."""
     n_runs = set()
     for k, experiment, series in panel["series"]:
         groups: dict = {}
@@ -89,7 +90,7 @@ def draw_panel(ax, panel: dict, slopes, legend_ax=None) -> None:
             runs = [s.runs for s in group]
             n = min(len(r) for r in runs)
             n_runs.add(n)
-            fit = fit_of(slopes, experiment, label)
+            fit = fit_of(panel["slopes"], experiment, label)
             draw_series(ax, T, runs, legend_label(label, n, fit), series_style(algorithm, k), fit)
     use_log_x(ax)
     use_log_y(ax, subs=(1.0, 2.0, 5.0))
@@ -109,7 +110,9 @@ def legend_entries(panel: dict) -> int:
     return 1 + sum(len({(s.algorithm, s.label) for s in series}) for _, _, series in panel["series"])
 
 
-def draw_figure(panels: list[dict], slopes, stem: str, note: str = "") -> None:
+def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
+    """Panels side by side, each a dict with its `title`, `series` ((index, experiment, [Series]) triples)
+    and the `slopes` table its fits are read from; the note, if any, heads the figure."""
     with house_style():
         most = max(legend_entries(p) for p in panels)
         legend_height = 0.29 * most                     # an entry is two lines of 7 pt
@@ -119,7 +122,7 @@ def draw_figure(panels: list[dict], slopes, stem: str, note: str = "") -> None:
         for k, panel in enumerate(panels):
             legend_ax = fig.add_subplot(grid[1, k])
             legend_ax.set_axis_off()
-            draw_panel(fig.add_subplot(grid[0, k]), panel, slopes, legend_ax)
-        mark_preview(fig, note or None)
+            draw_panel(fig.add_subplot(grid[0, k]), panel, legend_ax)
+        mark_heading(fig, note, preview)
         save_figure(fig, stem)
         return fig

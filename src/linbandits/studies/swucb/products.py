@@ -111,7 +111,8 @@ def make_figure(ctx, name, spec) -> None:
                 cache[n] = results.experiment_series(exps[n], RunSet(ctx.runs_stem(n)))
             series.append((k, n, cache[n]))
         panels.append({"title": p.get("title") or exps[p["experiment"]].title, "series": series})
-    draw_figure(panels, slopes, ctx.figure_paths(name)[0][: -len(".pdf")], ctx.note())
+    draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_paths(name)[0][: -len(".pdf")], "",
+                ctx.note())
 
 
 # ------------------------------------------------------------------ claims
