@@ -81,7 +81,7 @@ def quantities_problems(folder: Path) -> list[str]:
     """A study's own claim quantities are its `quantities` module's QUANTITIES, defined nowhere else."""
     problems = []
     for path in sorted(folder.rglob("*.py")):
-        defines = any(line.startswith("QUANTITIES =") or line.startswith("QUANTITIES: ")
+        defines = any(line.startswith(("QUANTITIES =", "QUANTITIES: "))
                       for line in path.read_text(encoding="utf-8").splitlines())
         if path.stem == "quantities" and not defines:
             problems.append(f"{path.relative_to(folder.parent)}: defines no QUANTITIES")
@@ -190,7 +190,7 @@ def test_optional_roles_are_modules_when_present():
 @pytest.fixture
 def copied(tmp_path):
     """A copy of a real study folder (the first the catalogue finds): clean before a defect is planted."""
-    name = sorted(catalogue.studies())[0]
+    name = min(catalogue.studies())
     folder = tmp_path / name
     shutil.copytree(STUDIES / name, folder, ignore=shutil.ignore_patterns("__pycache__"))
     assert skeleton_problems(folder) + second_name_problems(folder) + quantities_problems(folder) == []
