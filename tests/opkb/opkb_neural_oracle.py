@@ -21,7 +21,7 @@ import math
 import numpy as np
 from opkb_oracle import draw, gaps, noisy, s_inverse, stream
 
-from linbandits.studies.opkb.design import d_design, solve_op
+from linbandits.studies.opkb.designs import d_design, solve_op
 
 NOISE, ARMS, SCHEDULE, NETWORK = 0, 1, 2, 3
 DTYPES = {"float64": np.float64, "float32": np.float32}
