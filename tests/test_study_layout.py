@@ -177,12 +177,32 @@ def test_every_study_draws_its_figures_through_one_signature():
     assert len(modules) >= 2 and draw_figure_problems(modules) == []
 
 
-def test_optional_roles_are_modules_when_present():
-    """A study that has `kernels` or `quantities` has it as a module or package (what the layout names)."""
-    for name, folder in folders().items():
-        for role in OPTIONAL:
-            if role in module_names(folder):
-                importlib.import_module(f"linbandits.studies.{name}.{role}")
+def optional_role_problems(package: str, role: str) -> list[str]:
+    """An optional role, where a study has it, holds what its name says: `kernels` its routines (at least
+    one function), `quantities` a non-empty QUANTITIES of functions."""
+    module = importlib.import_module(f"{package}.{role}")
+    if role == "kernels":
+        own = [f for f in vars(module).values() if callable(f) and getattr(f, "__module__", "") == module.__name__]
+        return [] if own else [f"{package}.kernels defines no routine"]
+    table = getattr(module, "QUANTITIES", None)
+    if not (isinstance(table, dict) and table and all(callable(f) for f in table.values())):
+        return [f"{package}.quantities: QUANTITIES is not a non-empty dict of functions"]
+    return []
+
+
+def optional_roles() -> list:
+    """(study, role, present) for every study and optional role: the test ids say which study has none."""
+    return [pytest.param(name, role, role in module_names(folder), id=f"{name}-{role}-"
+                         f"{'present' if role in module_names(folder) else 'none'}")
+            for name, folder in folders().items() for role in OPTIONAL]
+
+
+@pytest.mark.parametrize("name, role, present", optional_roles())
+def test_an_optional_role_holds_what_it_says_or_is_absent(name, role, present):
+    if present:
+        assert optional_role_problems(f"linbandits.studies.{name}", role) == []
+    else:   # absent: its module does not hide under a second name either
+        assert not [p for p in second_name_problems(folders()[name]) if f"role `{role}`" in p]
 
 
 # ------------------------------------------------------------------ planted defects
@@ -233,6 +253,16 @@ def test_a_module_beside_its_plural_is_reported(copied):
     (nested / "__init__.py").write_text("", encoding="utf-8")
     (nested / "runner.py").write_text("", encoding="utf-8")
     assert any("algorithms_extra: `runner` is a second name" in p for p in second_name_problems(copied))
+
+
+def test_empty_optional_roles_are_reported(fake, tmp_path):
+    pkg, _, _ = fake
+    root = tmp_path / pkg
+    (root / "kernels.py").write_text("LIMIT = 3\n", encoding="utf-8")
+    (root / "quantities.py").write_text("QUANTITIES = {}\n", encoding="utf-8")
+    assert optional_role_problems(pkg, "kernels") == [f"{pkg}.kernels defines no routine"]
+    assert optional_role_problems(pkg, "quantities") == [
+        f"{pkg}.quantities: QUANTITIES is not a non-empty dict of functions"]
 
 
 def test_quantities_outside_their_module_are_reported(copied):
