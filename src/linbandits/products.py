@@ -18,9 +18,8 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
-from linbandits import catalogue, experiments, paths
+from linbandits import catalogue, experiments, paths, study_config
 from linbandits.errors import UserError
-from linbandits.yamlfile import read_yaml
 
 KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
@@ -134,11 +133,10 @@ def study_products(config: dict, study: str) -> list[Product]:
     return products
 
 
-def load_config(path) -> dict:
-    config = read_yaml(path, "config")
-    if not isinstance(config, dict):
-        raise UserError(f"config {path} is not a mapping of keys")
-    return config
+def load_config(path, study: str | None = None) -> dict:
+    """A config file (a run's snapshot results/<study>/config.yaml, or a user's config), its sections
+    merged over their studies' defaults; `study` is added with its defaults if the file does not name it."""
+    return study_config.read_config(path, add=[study] if study else [])
 
 
 def main(argv=None) -> int:
@@ -155,7 +153,7 @@ def main(argv=None) -> int:
 
     if args.study not in catalogue.studies():
         raise UserError(f"unknown study {args.study!r}; the studies are: {', '.join(catalogue.studies())}")
-    config = load_config(args.config)
+    config = load_config(args.config, args.study)
     products = [x for x in study_products(config, args.study) if args.kind in ("all", x.kind)]
     products.sort(key=lambda x: KINDS.index(x.kind))
     if args.only:
