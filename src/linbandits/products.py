@@ -21,6 +21,8 @@ from typing import Callable
 from linbandits import catalogue, experiments, paths, study_config
 from linbandits.errors import UserError
 
+# The generic caption of each kind (workflow/report/<kind>.rst), for a product without its own file.
+SHARED_CAPTIONS = Path(__file__).resolve().parents[2] / "workflow" / "report"
 KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
 FIGURE_EXTS = ("pdf", "png")
@@ -33,8 +35,9 @@ class Product:
     outputs: list                  # paths, the report's file first
     inputs: list
     make: Callable                 # make(ctx) writes every output
-    caption: str = ""              # workflow/report/<caption>.rst, the report's caption
+    caption: str = ""              # studies/<study>/report/<caption>.rst (default: <name>.rst if it exists)
     target: str = ""               # an opt-in target that builds it ("" = the default target)
+    caption_file: str = ""         # the report's caption file, set by study_products (Context.caption_file)
 
 
 class Context:
@@ -53,6 +56,24 @@ class Context:
         self.preview = bool(config.get("preview"))
 
     # ---------------------------------------------------------------- paths
+    @property
+    def folder(self) -> Path:
+        """The study's folder, src/linbandits/studies/<study>/."""
+        return Path(catalogue.resolve(f"linbandits.studies.{self.study}").__file__).parent
+
+    def caption_file(self, product: Product) -> str:
+        """The report caption of a product: the study's report/<caption>.rst (a caption it names must
+        exist), else its report/<product name>.rst, else the generic caption of its kind."""
+        own = self.folder / "report"
+        if product.caption:
+            path = own / f"{product.caption}.rst"
+            if not path.exists():
+                raise UserError(f"study {self.study}, product {product.name}: its caption {product.caption!r} has no "
+                                f"file {path}; add it or name an existing one")
+            return str(path)
+        path = own / f"{product.name}.rst"
+        return str(path if path.exists() else SHARED_CAPTIONS / f"{product.kind}.rst")
+
     def results(self, *parts) -> str:
         return "/".join([f"{self.prefix}results/{self.study}", *parts])
 
@@ -130,6 +151,7 @@ def study_products(config: dict, study: str) -> list[Product]:
     for p in products:
         if p.kind not in KINDS:
             raise UserError(f"study {study}, product {p.name}: kind {p.kind!r} is not one of {', '.join(KINDS)}")
+        p.caption_file = ctx.caption_file(p)
     return products
 
 
@@ -224,7 +246,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                                 sections=more, level=c.level, choices=c.section.get("choices") or {})
 
         return Product("claims", name, ctx.claims_paths(name), inputs, make,
-                       caption=caption or f"{ctx.study}_claims", target="robustness" if robust else target)
+                       caption=caption or "claims", target="robustness" if robust else target)
 
     out = [product(name, False)]
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):

@@ -21,9 +21,9 @@ def products(ctx) -> list[Product]:
     runs = [f for n in exps for f in ctx.runs_files(n)]
     out = [
         Product("table", "lower_bounds", bounds, instances, functools.partial(make_bounds, names=list(exps)),
-                caption="oam_lower_bounds"),
+                caption="lower_bounds"),
         Product("table", "final_regret", ctx.table_paths("final_regret"), runs + [bounds[0]],
-                functools.partial(make_final_table, names=list(exps)), caption="oam_table"),
+                functools.partial(make_final_table, names=list(exps)), caption="table"),
     ]
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [p["experiment"] for p in spec["panels"]] + [o for p in spec["panels"] for o in p.get("overlay", [])]

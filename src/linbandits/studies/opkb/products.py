@@ -107,20 +107,20 @@ def report_products(ctx) -> list[Product]:
     names = published(ctx)
     runs = [f for n in names for f in ctx.runs_files(n)]
     out = [Product("table", "final_regret", ctx.table_paths("final_regret"), runs,
-                   functools.partial(make_final_table, names=names, name="final_regret"), caption="opkb_table")]
+                   functools.partial(make_final_table, names=names, name="final_regret"), caption="table")]
     switches = [n for n in ctx.switch_runs() if n in ctx.experiments]
     if switches:
         inputs = [f for n in switches + sorted({ctx.experiments[n].switch_of for n in switches})
                   for f in ctx.runs_files(n)]
         out.append(Product("table", "switch_regret", ctx.table_paths("switch_regret"), inputs,
-                           functools.partial(make_switch_table, names=switches), caption="opkb_switch_table"))
+                           functools.partial(make_switch_table, names=switches), caption="switch_table"))
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [n for p in spec["panels"] for n in panel_experiments(ctx, p)]
         out.append(Product("figure", name, ctx.figure_paths(name),
                            [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)],
                            functools.partial(make_figure, name=name, spec=spec),
-                           caption=str(spec.get("caption", name)).removesuffix(".rst")))
-    out += claims_product(ctx, TITLE, quantities=_quantities(), caption="opkb_claims",
+                           caption=str(spec.get("caption", "")).removesuffix(".rst")))
+    out += claims_product(ctx, TITLE, quantities=_quantities(), caption="claims",
                           sections=lambda c, results: neural_section(c))
     return out
 
@@ -230,10 +230,10 @@ def tuning_products(ctx) -> list[Product]:
     outputs = ctx.table_paths("tuning") + [ctx.results("tables", "tuning.json")]
     return [
         Product("table", "tuning_table", outputs, files, functools.partial(make_tuning_table, files=files),
-                caption="opkb_tuning", target=TUNING_TARGET),
+                caption="tuning", target=TUNING_TARGET),
         *claims_product(ctx, TITLE, quantities=_quantities(), extra_inputs=files,
                         extras=lambda c: {"tuning": files}, name="claims_tuning", target=TUNING_TARGET,
-                        caption="opkb_claims", sections=lambda c, results: neural_section(c)),
+                        caption="claims", sections=lambda c, results: neural_section(c)),
     ]
 
 

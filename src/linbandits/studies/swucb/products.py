@@ -31,17 +31,17 @@ def products(ctx) -> list[Product]:
     published = [n for n, e in exps.items() if not e.switch_of]
     npz = [ctx.summary_path(n, s)[: -len(".json")] + ".npz" for n in published for s in exps[n].setting_ids()]
     out = [
-        Product("table", "regret", ctx.table_paths("regret"), runs, make_regret, caption="swucb_regret"),
-        Product("table", "slopes", ctx.table_paths("slopes"), runs, make_slopes, caption="swucb_slopes"),
-        Product("table", "ratios", ctx.table_paths("ratios"), runs, make_ratios, caption="swucb_ratios"),
-        Product("table", "variation", ctx.table_paths("variation"), npz, make_variation, caption="swucb_variation"),
+        Product("table", "regret", ctx.table_paths("regret"), runs, make_regret, caption="regret"),
+        Product("table", "slopes", ctx.table_paths("slopes"), runs, make_slopes, caption="slopes"),
+        Product("table", "ratios", ctx.table_paths("ratios"), runs, make_ratios, caption="ratios"),
+        Product("table", "variation", ctx.table_paths("variation"), npz, make_variation, caption="variation"),
     ]
     slopes_csv = ctx.table_paths("slopes")[0]
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [n for p in spec["panels"] for n in [p["experiment"], *p.get("also", [])] if n in exps]
         out.append(Product("figure", name, ctx.figure_paths(name),
                            [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)] + [slopes_csv],
-                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", name)))
+                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", "")))
     variation_csv = ctx.table_paths("variation")[0]
     out += claims_product(ctx, TITLE, quantities=QUANTITIES, extra_inputs=[variation_csv],
                           extras=lambda c: {"variation": c.table_paths("variation")[0]},
