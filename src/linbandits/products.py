@@ -85,7 +85,12 @@ class Context:
         return [f"{stem}.npz", f"{stem}.json"]
 
     def summary_path(self, experiment: str, setting: str) -> str:
+        """The JSON summary of a setting's instance (results/<study>/instances/<experiment>/<setting>.json)."""
         return paths.instance_path(self.config, self.experiments[experiment], setting, "json")
+
+    def instance_path(self, experiment: str, setting: str) -> str:
+        """The instance file of a setting (.npz, beside its summary)."""
+        return paths.instance_path(self.config, self.experiments[experiment], setting, "npz")
 
     def summaries(self, experiment: str) -> list[str]:
         return [self.summary_path(experiment, s) for s in self.experiments[experiment].setting_ids()]
@@ -93,13 +98,22 @@ class Context:
     def table_paths(self, name: str) -> list[str]:
         return [self.results("tables", f"{name}.{ext}") for ext in TABLE_EXTS]
 
+    def figure_stem(self, name: str) -> str:
+        """figures/<study>/<name>: a figure's files without their extension (what the drawing writes)."""
+        return f"{self.prefix}figures/{self.study}/{name}"
+
     def figure_paths(self, name: str) -> list[str]:
-        return [f"{self.prefix}figures/{self.study}/{name}.{ext}" for ext in FIGURE_EXTS]
+        return [f"{self.figure_stem(name)}.{ext}" for ext in FIGURE_EXTS]
 
     def claims_paths(self, name: str = "claims") -> list[str]:
         return [self.results(f"{name}.md"), self.results(f"{name}.json")]
 
     # ---------------------------------------------------------------- experiments
+    def built(self) -> dict:
+        """The experiments the default target builds (none of an opt-in target's), in config order:
+        the published ones and the switch runs."""
+        return {n: e for n, e in self.experiments.items() if not experiments.on_request(e)}
+
     def published(self) -> dict:
         """The experiments of the published protocol (no switch runs, none built only on request)."""
         return {n: e for n, e in self.experiments.items() if not experiments.on_request(e) and not e.switch_of}

@@ -25,7 +25,7 @@ PUBLISHED_SETTING = {
 
 
 def products(ctx) -> list[Product]:
-    exps = {n: e for n, e in ctx.experiments.items() if not e.opt_in}
+    exps = ctx.built()
     out = [Product("table", name, ctx.table_paths(name), ctx.runs_files(name),
                    functools.partial(make_stopping_table, name=name), caption="table")
            for name in exps]
@@ -155,7 +155,7 @@ def make_figure(ctx, name, spec) -> None:
         x = ctx.experiments[spec["panels"][0]["experiment"]].value_of(ctx.section["table1"].get("setting", "d5"))
         published = (x, {label: sum(PUBLISHED_TABLE1[col[2]]) for label, col in ctx.section["table1"]["columns"].items()
                          if len(col) > 2})
-    draw_figure(series, ctx.figure_paths(name)[0][: -len(".pdf")], spec, ctx.level,
+    draw_figure(series, ctx.figure_stem(name), spec, ctx.level,
                 "synthetic stand-in for R6A, not the real data" if synthetic else "", published, ctx.note())
 
 

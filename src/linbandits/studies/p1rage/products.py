@@ -118,7 +118,7 @@ def make_figure(ctx, name: str, spec: dict) -> None:
         # none for Yahoo! on the synthetic stand-in (the authors ran real R6A).
         base = exp.switch_of or exp.name
         overlays.append(None if synthetic_yahoo(ctx, exp.name) else published_for(base, published))
-    write_figure(spec["kind"], tables, titles, ctx.figure_paths(name)[0][: -len(".pdf")], xlabels, subtitles,
+    write_figure(spec["kind"], tables, titles, ctx.figure_stem(name), xlabels, subtitles,
                  any(p.get("logx", False) for p in panels), overlays, note=figure_note(ctx))
 
 
@@ -129,7 +129,7 @@ def make_theorem1(ctx) -> None:
     exp = ctx.experiments["soare_sto"]
     summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
     table = error_table(ctx, exp.name)
-    write_theorem1(table, summaries, ctx.figure_paths(THEOREM1)[0][: -len(".pdf")],
+    write_theorem1(table, summaries, ctx.figure_stem(THEOREM1),
                    panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=figure_note(ctx))
 
 
