@@ -238,6 +238,9 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     everything = {**QUANTITIES, **(quantities or {})}
 
     targets = tuple(opt_in)
+    # the claims' caption: the one named, else the study's report/claims.rst (for the robustness product
+    # too), else the generic claims caption (Context.caption_file)
+    caption = caption or ("claims" if (ctx.folder / "report" / "claims.rst").exists() else "")
 
     def product(name: str, robust: bool) -> Product:
         switches = [sw for sw in ctx.switches(robust) if sw["base"] in read]
@@ -260,7 +263,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                                 sections=more, level=c.level, choices=c.section.get("choices") or {})
 
         return Product("claims", name, ctx.claims_paths(name), inputs, make,
-                       caption=caption or "claims", target="robustness" if robust else target)
+                       caption=caption, target="robustness" if robust else target)
 
     out = [product(name, False)]
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
