@@ -185,7 +185,7 @@ def describe_limit(n: int) -> str:
 
 
 def is_seed_setting(key: str) -> bool:
-    """A setting that seeds a generator (`seed`, `arm_seed`, ...): numpy takes 0 .. 2**32 - 1 there."""
+    """A setting that seeds a generator (`seed`, `arm_seed`, ...): a non-negative integer (check_seed_setting)."""
     return key == "seed" or key.endswith("_seed")
 
 

@@ -107,8 +107,9 @@ def experiments(config) -> dict[str, Experiment]:
             if config.get("preview") and row.get("preview_values"):
                 values = preview_values(name, values, row["preview_values"])
             if row.get("sweep") in run_sweeps and scale != 1.0:
-                # A sweep the study declares a sweep over runs (Study.run_sweeps: one instance
-                # drawn per run, as the OPKB authors did): scaled like a run count, first values kept.
+                # A sweep over runs (the study's Study.run_sweeps, e.g. the instance's seed: one
+                # instance drawn per run, as the OPKB authors did): scaled like a run count, first
+                # values kept.
                 values = values[:max(min(2, len(values)), int(round(len(values) * scale)))]
             row_algos = tuple(row.get("algorithms", algos))
             opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in row_algos}
