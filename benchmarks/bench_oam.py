@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "oam"))
@@ -33,6 +32,7 @@ from linbandits.catalogue import build_instance, make_algorithm  # noqa: E402
 from linbandits.studies.oam.algorithms.lints import theory_scale  # noqa: E402
 from linbandits.studies.oam.allocation import allocate, gaps_of  # noqa: E402
 from linbandits.studies.oam.streams import run_stream  # noqa: E402
+from linbandits.study_config import read_config  # noqa: E402
 
 
 def engine_us_per_round(algo, inst, runs):
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
                    help="the config whose oam experiments are timed")
     p.add_argument("--circle-arms", type=int, default=100, help="K of the circle instance the allocation solves")
     args = p.parse_args(argv)
-    config = yaml.safe_load(args.configfile.read_text())
+    config = read_config(args.configfile)
     total_cpu, total_rounds, oracle_total = 0.0, 0, 0.0
     print(f"{'experiment':24s} {'algorithm':16s} {'n':>7s} {'engine us/rd':>12s} {'oracle us/rd':>12s} "
           f"{'ratio':>7s} {'projected s':>11s}")

@@ -120,11 +120,10 @@ def run_worker(src: Path, experiment: str, algorithm: str, seeds: int, configfil
 
 
 def cells(opt_in: bool, configfile: Path, only=None, neural: bool = False):
-    import yaml
-
     from linbandits import experiments
+    from linbandits.study_config import read_config
 
-    config = yaml.safe_load(configfile.read_text())
+    config = read_config(configfile)
     exps = experiments.study_experiments(config, "opkb")
     unknown = sorted(set(only or ()) - set(exps))
     if unknown:
@@ -142,11 +141,10 @@ def cells(opt_in: bool, configfile: Path, only=None, neural: bool = False):
 
 def env1_setting(configfile: Path) -> str:
     """The settings of the config's first Env 1 instance, as `linbandits instance --setting` takes them."""
-    import yaml
-
     from linbandits import experiments
+    from linbandits.study_config import read_config
 
-    exp = experiments.study_experiments(yaml.safe_load(configfile.read_text()), "opkb")["opkb_env1"]
+    exp = experiments.study_experiments(read_config(configfile), "opkb")["opkb_env1"]
     return ",".join(f"{k}={v}" for k, v in exp.instance_settings(exp.setting_ids()[0]).items())
 
 
@@ -163,12 +161,20 @@ def startup_cost(src: Path, workdir: Path, algorithm: str, instance_file: Path) 
 
 
 def compare(args) -> int:
+    import yaml
+
+    from linbandits.study_config import read_config
+
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         versions = {"baseline": baseline_src(args.baseline, tmp / "baseline"), "current": ROOT / "src"}
         print(f"baseline {args.baseline} ({versions['baseline']}) against this checkout ({ROOT}); "
               f"{args.seeds} seed(s) per experiment, {args.repeat} repeat(s); load average "
               f"{os.getloadavg()[0]:.2f} at the start", flush=True)
+        # The workers read one complete file (the baseline may predate the studies' own defaults).
+        merged = tmp / "config.yaml"
+        merged.write_text(yaml.safe_dump(read_config(args.configfile), sort_keys=False))
+        args.configfile = merged
         rows = []
         for k, (experiment, algorithm, runs) in enumerate(cells(args.opt_in, args.configfile, args.experiments,
                                                                  args.neural)):
@@ -243,7 +249,6 @@ def main(argv=None) -> int:
         return compare(args)
 
     import numpy as np
-    import yaml
 
     sys.path.insert(0, str(ROOT / "tests" / "opkb"))
     from opkb_oracle import gpucb_oracle, opkb_oracle
@@ -254,6 +259,7 @@ def main(argv=None) -> int:
     from linbandits.studies.opkb.kernels import one_blas_thread
     from linbandits.studies.opkb.features import features
     from linbandits.studies.opkb.instances import opkb_env1
+    from linbandits.study_config import read_config
 
     one_blas_thread()
     warm_compiled_loops()
@@ -276,7 +282,7 @@ def main(argv=None) -> int:
           f"ratio {plain / fast:.1f}")
     if args.quick:
         return 0
-    config = yaml.safe_load(args.configfile.read_text())
+    config = read_config(args.configfile)
     total = {"default": 0.0, "opt-in": 0.0}
     for name, exp in experiments.study_experiments(config, "opkb").items():
         if set(exp.algorithms) <= NEURAL and (exp.opt_in or not args.neural):

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "p1rage"))
@@ -38,6 +37,7 @@ from linbandits.studies.p1rage.kernels import run_trials  # noqa: E402
 from linbandits.catalogue import build_instance, family_names  # noqa: E402
 from linbandits.problems import save_instance  # noqa: E402
 from linbandits.problems.linear import LinearInstance  # noqa: E402
+from linbandits.study_config import read_config  # noqa: E402
 
 
 def engine_rate(name, inst, n):
@@ -71,7 +71,7 @@ def head_to_head(args):
 
 
 def grid_projection(args):
-    config = yaml.safe_load(args.configfile.read_text())
+    config = read_config(args.configfile)
     exps = experiments.study_experiments(config, "p1rage")
     print(f"\n## Projected CPU time of the published grid ({args.grid_sample} sampled trials per cell)\n")
     print("| experiment | settings | trials per setting | algorithm | trials/s | projected CPU s |")

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from linbandits import experiments
 from linbandits.catalogue import build_instance, make_algorithm
+from linbandits.study_config import read_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,7 +113,7 @@ def head_to_head(args):
 
 
 def projection(configfile: Path):
-    config = yaml.safe_load(configfile.read_text())
+    config = read_config(configfile)
     total_cpu, total_rounds = 0.0, 0
     print("\n## Projected CPU of the published study (2 runs per series and T, scaled)\n")
     print("| experiment | series | rounds | projected CPU-s |")

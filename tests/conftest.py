@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from linbandits.study_config import read_config
+
 REPO = Path(__file__).resolve().parents[1]
 TEST_CONFIG = REPO / ".test" / "config" / "config.yaml"
 
 
 def _make_workdir(path: Path, **overrides) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    config = yaml.safe_load(TEST_CONFIG.read_text())
+    config = read_config(TEST_CONFIG)   # every study's tiny section written out: tests edit them
     config.update(overrides)
     (path / "config").mkdir(exist_ok=True)
     (path / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -70,4 +72,4 @@ def full_run(tmp_path_factory):
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults

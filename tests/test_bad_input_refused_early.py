@@ -14,13 +14,14 @@ import yaml
 
 from linbandits import validation
 from linbandits.errors import UserError
+from linbandits.study_config import read_config
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_CONFIG = REPO / ".test" / "config" / "config.yaml"
 
 
 def tiny_config():
-    return yaml.safe_load(TEST_CONFIG.read_text())
+    return read_config(TEST_CONFIG)
 
 
 def p1rage(c):
@@ -148,7 +149,7 @@ def test_validation_names_the_key_and_the_fix(mutate, message):
 
 
 def test_the_published_config_passes_every_check():
-    validation.validate_config(yaml.safe_load((REPO / "config/config.yaml").read_text()),
+    validation.validate_config(read_config(REPO / "config/config.yaml"),
                              REPO / "workflow/schemas/config.schema.yaml")
 
 

@@ -6,8 +6,9 @@ import yaml
 
 from linbandits import cli
 from linbandits.overview import disabled_entry, render_overview, study_entry
+from linbandits.study_config import read_config
 
-TEST_CONFIG = yaml.safe_load((Path(__file__).parents[1] / ".test/config/config.yaml").read_text())
+TEST_CONFIG = read_config(Path(__file__).parents[1] / ".test/config/config.yaml")
 
 
 def snapshot(tmp_path, study, enabled=True, claims=None) -> str:

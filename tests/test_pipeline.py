@@ -6,10 +6,9 @@ conftest.py). Each study's own pipeline checks are in tests/<study>/.
 import json
 from pathlib import Path
 
-import yaml
-
 from linbandits import experiments, products
 from linbandits.claims import VERDICTS, report
+from linbandits.study_config import read_config
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
 # shared simulate_<experiment> / instances_<experiment> / runs_<experiment> rule of one of its experiments
@@ -31,7 +30,7 @@ def rule_study(rule, config):
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults
 
 
 def test_every_study_writes_its_figures_claims_and_logs(full_run):

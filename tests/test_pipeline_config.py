@@ -3,10 +3,10 @@ import copy
 import shlex
 import types
 import pytest
-import yaml
 
 from linbandits import catalogue, experiments, jobs, paths, products, validation
 from linbandits.errors import UserError
+from linbandits.study_config import read_config
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -15,7 +15,7 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
 @pytest.fixture
 def config():
-    return yaml.safe_load((REPO / "config/config.yaml").read_text())
+    return read_config(REPO / "config/config.yaml")
 
 
 def test_default_config_is_valid_and_has_the_paper_grid(config):

@@ -5,6 +5,7 @@ import ast
 from pathlib import Path
 
 import yaml
+from linbandits.study_config import read_config
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -36,7 +37,7 @@ def test_a_retired_key_in_a_config_is_refused_in_one_line():
     from linbandits.errors import UserError
     from linbandits.validation import validate_config
 
-    config = yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text())
+    config = read_config(REPO / ".test" / "config" / "config.yaml")
     experiments = config["studies"]["p1rage"]["experiments"]
     experiments[next(iter(experiments))]["ablation_of"] = "soare_sto"
     try:

@@ -22,8 +22,6 @@ SHARED_KINDS = {"linear": "linbandits.problems.linear:LinearInstance"}
 
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
-# Seeds of instance settings: numpy's legacy RandomState (OPKB's instances) takes 0 .. 2**32 - 1.
-SEED_LIMIT = 2**32
 
 
 def resolve(target: str):
@@ -85,11 +83,15 @@ def family_names() -> list[str]:
     return [f for s in studies().values() for f in s.families]
 
 
-def family(name: str):
+def study_of_family(name: str) -> Study:
     for study in studies().values():
         if name in study.families:
-            return resolve(study.families[name])
+            return study
     raise unknown_name("instance", name, family_names())
+
+
+def family(name: str):
+    return resolve(study_of_family(name).families[name])
 
 
 def instance_kinds() -> dict:
@@ -162,14 +164,28 @@ def coerce_setting(family_name: str, key: str, value, default):
     if converted is None:
         raise UserError(f"instance {family_name}: setting {key}={value!r} is not a valid {kind.__name__} "
                         f"(expected {kind.__name__}, e.g. the default {key}={default!r})")
-    if is_seed_setting(key) and kind is int and not 0 <= converted < SEED_LIMIT:
-        raise UserError(f"instance {family_name}: setting {key}={value!r} is not a valid seed; seeds are integers "
-                        f"from 0 to 2**32 - 1 (numpy's seeding rule), e.g. the default {key}={default!r}")
+    if is_seed_setting(key) and kind is int:
+        check_seed_setting(family_name, key, value, converted, default)
     return converted
 
 
+def check_seed_setting(family_name: str, key: str, value, seed: int, default) -> None:
+    """A seed setting is a non-negative integer, below the family's study's `seed_limit` if it declares one."""
+    limit = study_of_family(family_name).seed_limit if family_name in family_names() else None
+    if seed < 0 or (limit is not None and seed >= limit):
+        allowed = (f"from 0 to {describe_limit(limit - 1)} (numpy's seeding rule for this family's generator)"
+                   if limit is not None else "from 0 up (numpy's SeedSequence takes non-negative integers)")
+        raise UserError(f"instance {family_name}: setting {key}={value!r} is not a valid seed; seeds are integers "
+                        f"{allowed}, e.g. the default {key}={default!r}")
+
+
+def describe_limit(n: int) -> str:
+    """2**32 - 1 rather than 4294967295, where n is one less than a power of two."""
+    return f"2**{(n + 1).bit_length() - 1} - 1" if n > 0 and (n + 1) & n == 0 else str(n)
+
+
 def is_seed_setting(key: str) -> bool:
-    """A setting that seeds a generator (`seed`, `arm_seed`, ...): numpy takes 0 .. 2**32 - 1 there."""
+    """A setting that seeds a generator (`seed`, `arm_seed`, ...): a non-negative integer (check_seed_setting)."""
     return key == "seed" or key.endswith("_seed")
 
 

@@ -15,10 +15,6 @@ from linbandits import catalogue
 from linbandits.errors import UserError
 
 
-# The swept setting that numbers runs rather than varying the environment (see experiments()).
-RUN_SWEEP = "seed"
-
-
 @dataclasses.dataclass(frozen=True)
 class Experiment:
     study: str
@@ -98,6 +94,8 @@ def experiments(config) -> dict[str, Experiment]:
         scale *= float(config.get("preview_scale", 0.02))
     floor = int(config.get("min_trials", 1))
     for study, body in study_sections(config).items():
+        declared = catalogue.studies().get(study)
+        run_sweeps = declared.run_sweeps if declared else ()
         algos = tuple(body.get("algorithms", ()))
         options = body.get("options", {}) or {}
         for name, row in _rows_with_switches(study, body).items():
@@ -108,9 +106,10 @@ def experiments(config) -> dict[str, Experiment]:
             values = tuple(row.get("values", ()))
             if config.get("preview") and row.get("preview_values"):
                 values = preview_values(name, values, row["preview_values"])
-            if row.get("sweep") == RUN_SWEEP and scale != 1.0:
-                # A sweep over the instance's seed is a sweep over runs (one instance drawn per
-                # run, as the OPKB authors did): scaled like a run count, first values kept.
+            if row.get("sweep") in run_sweeps and scale != 1.0:
+                # A sweep over runs (the study's Study.run_sweeps, e.g. the instance's seed: one
+                # instance drawn per run, as the OPKB authors did): scaled like a run count, first
+                # values kept.
                 values = values[:max(min(2, len(values)), int(round(len(values) * scale)))]
             row_algos = tuple(row.get("algorithms", algos))
             opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in row_algos}

@@ -18,10 +18,11 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
-from linbandits import catalogue, experiments, paths
+from linbandits import catalogue, experiments, paths, study_config
 from linbandits.errors import UserError
-from linbandits.yamlfile import read_yaml
 
+# The generic caption of each kind (workflow/report/<kind>.rst), for a product without its own file.
+SHARED_CAPTIONS = Path(__file__).resolve().parents[2] / "workflow" / "report"
 KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
 FIGURE_EXTS = ("pdf", "png")
@@ -34,8 +35,9 @@ class Product:
     outputs: list                  # paths, the report's file first
     inputs: list
     make: Callable                 # make(ctx) writes every output
-    caption: str = ""              # workflow/report/<caption>.rst, the report's caption
+    caption: str = ""              # studies/<study>/report/<caption>.rst (default: <name>.rst if it exists)
     target: str = ""               # an opt-in target that builds it ("" = the default target)
+    caption_file: str = ""         # the report's caption file, set by study_products (Context.caption_file)
 
 
 class Context:
@@ -54,6 +56,24 @@ class Context:
         self.preview = bool(config.get("preview"))
 
     # ---------------------------------------------------------------- paths
+    @property
+    def folder(self) -> Path:
+        """The study's folder, src/linbandits/studies/<study>/."""
+        return Path(catalogue.resolve(f"linbandits.studies.{self.study}").__file__).parent
+
+    def caption_file(self, product: Product) -> str:
+        """The report caption of a product: the study's report/<caption>.rst (a caption it names must
+        exist), else its report/<product name>.rst, else the generic caption of its kind."""
+        own = self.folder / "report"
+        if product.caption:
+            path = own / f"{product.caption}.rst"
+            if not path.exists():
+                raise UserError(f"study {self.study}, product {product.name}: its caption {product.caption!r} has no "
+                                f"file {path}; add it or name an existing one")
+            return str(path)
+        path = own / f"{product.name}.rst"
+        return str(path if path.exists() else SHARED_CAPTIONS / f"{product.kind}.rst")
+
     def results(self, *parts) -> str:
         return "/".join([f"{self.prefix}results/{self.study}", *parts])
 
@@ -65,7 +85,12 @@ class Context:
         return [f"{stem}.npz", f"{stem}.json"]
 
     def summary_path(self, experiment: str, setting: str) -> str:
+        """The JSON summary of a setting's instance (results/<study>/instances/<experiment>/<setting>.json)."""
         return paths.instance_path(self.config, self.experiments[experiment], setting, "json")
+
+    def instance_path(self, experiment: str, setting: str) -> str:
+        """The instance file of a setting (.npz, beside its summary)."""
+        return paths.instance_path(self.config, self.experiments[experiment], setting, "npz")
 
     def summaries(self, experiment: str) -> list[str]:
         return [self.summary_path(experiment, s) for s in self.experiments[experiment].setting_ids()]
@@ -73,13 +98,22 @@ class Context:
     def table_paths(self, name: str) -> list[str]:
         return [self.results("tables", f"{name}.{ext}") for ext in TABLE_EXTS]
 
+    def figure_stem(self, name: str) -> str:
+        """figures/<study>/<name>: a figure's files without their extension (what the drawing writes)."""
+        return f"{self.prefix}figures/{self.study}/{name}"
+
     def figure_paths(self, name: str) -> list[str]:
-        return [f"{self.prefix}figures/{self.study}/{name}.{ext}" for ext in FIGURE_EXTS]
+        return [f"{self.figure_stem(name)}.{ext}" for ext in FIGURE_EXTS]
 
     def claims_paths(self, name: str = "claims") -> list[str]:
         return [self.results(f"{name}.md"), self.results(f"{name}.json")]
 
     # ---------------------------------------------------------------- experiments
+    def built(self) -> dict:
+        """The experiments the default target builds (none of an opt-in target's), in config order:
+        the published ones and the switch runs."""
+        return {n: e for n, e in self.experiments.items() if not experiments.on_request(e)}
+
     def published(self) -> dict:
         """The experiments of the published protocol (no switch runs, none built only on request)."""
         return {n: e for n, e in self.experiments.items() if not experiments.on_request(e) and not e.switch_of}
@@ -131,14 +165,14 @@ def study_products(config: dict, study: str) -> list[Product]:
     for p in products:
         if p.kind not in KINDS:
             raise UserError(f"study {study}, product {p.name}: kind {p.kind!r} is not one of {', '.join(KINDS)}")
+        p.caption_file = ctx.caption_file(p)
     return products
 
 
-def load_config(path) -> dict:
-    config = read_yaml(path, "config")
-    if not isinstance(config, dict):
-        raise UserError(f"config {path} is not a mapping of keys")
-    return config
+def load_config(path, study: str | None = None) -> dict:
+    """A config file (a run's snapshot results/<study>/config.yaml, or a user's config), its sections
+    merged over their studies' defaults; `study` is added with its defaults if the file does not name it."""
+    return study_config.read_config(path, add=[study] if study else [])
 
 
 def main(argv=None) -> int:
@@ -155,7 +189,7 @@ def main(argv=None) -> int:
 
     if args.study not in catalogue.studies():
         raise UserError(f"unknown study {args.study!r}; the studies are: {', '.join(catalogue.studies())}")
-    config = load_config(args.config)
+    config = load_config(args.config, args.study)
     products = [x for x in study_products(config, args.study) if args.kind in ("all", x.kind)]
     products.sort(key=lambda x: KINDS.index(x.kind))
     if args.only:
@@ -204,6 +238,9 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     everything = {**QUANTITIES, **(quantities or {})}
 
     targets = tuple(opt_in)
+    # the claims' caption: the one named, else the study's report/claims.rst (for the robustness product
+    # too), else the generic claims caption (Context.caption_file)
+    caption = caption or ("claims" if (ctx.folder / "report" / "claims.rst").exists() else "")
 
     def product(name: str, robust: bool) -> Product:
         switches = [sw for sw in ctx.switches(robust) if sw["base"] in read]
@@ -226,7 +263,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                                 sections=more, level=c.level, choices=c.section.get("choices") or {})
 
         return Product("claims", name, ctx.claims_paths(name), inputs, make,
-                       caption=caption or f"{ctx.study}_claims", target="robustness" if robust else target)
+                       caption=caption, target="robustness" if robust else target)
 
     out = [product(name, False)]
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):

@@ -33,6 +33,16 @@ from linbandits.options import parse_options
 
 
 @dataclasses.dataclass(frozen=True)
+class ExternalInstance:
+    """An instance a study's own command builds from data (the Yahoo! arm sets), not from a family:
+    one job per experiment that names it writes every setting's instance file (rules/instances.smk)."""
+    command: str                # "module:function": (config, experiment) -> the command after `linbandits`
+    inputs: str                 # "module:function": config -> {name: path or [paths]}, the files the job reads
+    # Files the study's target also builds when an experiment uses it (e.g. the R6A quality report).
+    also_builds: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
 class Study:
     name: str
     paper: str
@@ -46,6 +56,18 @@ class Study:
     # "module:function" returning a context manager entered once per simulate job around all its
     # cells (e.g. P1-RAGE's design cache, shared by the settings of one arm set).
     job_context: str = ""
+    # What the shared code asks a study rather than knowing it (the defaults mean "none"):
+    # panel keys of its figures that name further experiments drawn in the same panel (validated
+    # like `experiment`);
+    panel_lists: tuple = ()
+    # swept settings that number runs rather than vary the environment (a sweep over the instance's
+    # seed, one instance drawn per run): trial_scale shortens their values like a run count;
+    run_sweeps: tuple = ()
+    # the exclusive upper bound of its families' seed settings (`seed`, `*_seed`), where a generator
+    # needs one (numpy's legacy RandomState: 2**32); None: any non-negative integer;
+    seed_limit: int | None = None
+    # instance name -> ExternalInstance: instances its own commands build (experiments may name them).
+    external_instances: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

@@ -17,10 +17,6 @@ from linbandits.experiments import experiments, study_sections
 from linbandits.options import parse_options
 
 
-# Panel keys that name further experiments drawn in the same panel.
-PANEL_LISTS = ("overlay", "also", "dashed")
-
-
 STUDIES_DIR = Path(__file__).parent / "studies"
 
 
@@ -30,7 +26,7 @@ def check_config(config) -> None:
     families = set(catalogue.family_names())
     exps = experiments(config)
     for exp in exps.values():
-        external = set(study_sections(config)[exp.study].get("external_instances", []) or [])
+        external = set(catalogue.studies()[exp.study].external_instances)
         for algo in exp.algorithms:
             if algo not in algorithm_names:
                 raise UserError(f"experiment {exp.name}: unknown algorithm {algo!r}; "
@@ -51,9 +47,10 @@ def check_config(config) -> None:
                             f"{', '.join(sorted(families | external))}")
     for study, body in study_sections(config).items():
         own = [n for n, e in exps.items() if e.study == study]
+        panel_lists = catalogue.studies()[study].panel_lists   # its panel keys naming more experiments
         for fig, spec in (body.get("figures") or {}).items():
             for panel in spec.get("panels", []):
-                named = [panel.get("experiment")] + [n for k in PANEL_LISTS for n in panel.get(k, [])]
+                named = [panel.get("experiment")] + [n for k in panel_lists for n in panel.get(k, [])]
                 for name in [n for n in named if n is not None and n not in own]:
                     raise UserError(f"config: studies/{study}/figures/{fig}: experiment {name!r} is not an experiment "
                                     f"of {study}; its experiments are: {', '.join(own)}")
@@ -144,7 +141,7 @@ def check_algorithm_options(study: str, where: str, options, runs: tuple, experi
 def check_experiment_settings(where: str, row: dict) -> None:
     """An experiment's `settings` and its swept setting's `values` against its instance family: a
     setting it has, a value of its published default's type (and among its choices, if it declares
-    some). Instances a study's own rules build (external_instances) are theirs to check."""
+    some). Instances a study's own commands build (Study.external_instances) are theirs to check."""
     family = row["instance"]
     if family not in catalogue.family_names():
         return

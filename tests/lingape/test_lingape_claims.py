@@ -7,14 +7,14 @@ import math
 
 import numpy as np
 import pytest
-import yaml
 
 from linbandits import products, runs
 from linbandits.claims import FAILS_TO_HOLD, HOLDS, NO_EVIDENCE
 from linbandits.studies.lingape import quantities
 from linbandits.studies.lingape.products import PUBLISHED_TABLE1
+from linbandits.study_config import read_config
 
-REPO_CONFIG = yaml.safe_load(open(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml"))
+REPO_CONFIG = read_config(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml")
 N = 10
 CLAIM_IDS = ["fig1-lingape-superior", "fig1-lingape-beats-oracle", "fig1-adaptive-worse-than-static",
              "fig1-adaptive-forgets", "table1-static-equal", "table1-arm2", "table1-oracle-total", "table1-totals",

@@ -3,14 +3,14 @@ import json
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from linbandits import experiments, paths
 from linbandits.studies.lingape.products import SUMMARY_COLUMNS
+from linbandits.study_config import read_config
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults
 
 
 def test_tables_match_the_raw_runs(full_run):

@@ -2,15 +2,15 @@
 import json
 
 import numpy as np
-import yaml
 
 from linbandits import products, runs
 from linbandits.claims import FAILS_TO_HOLD, HOLDS
 from linbandits.cli import main
 from linbandits.problems import save_instance
 from linbandits.studies.oam.instances import oam_circle
+from linbandits.study_config import read_config
 
-REPO_CONFIG = yaml.safe_load(open(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml"))
+REPO_CONFIG = read_config(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml")
 
 
 def simulate(tmp_path, inst_file, algo, first, n, tag):

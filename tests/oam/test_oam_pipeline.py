@@ -3,14 +3,14 @@ import json
 
 import pandas as pd
 import pytest
-import yaml
 
 from linbandits import experiments, paths
 from linbandits.studies.oam.products import FINAL_COLUMNS
+from linbandits.study_config import read_config
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults
 
 
 def test_table_matches_the_raw_runs(full_run):

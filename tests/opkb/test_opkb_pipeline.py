@@ -2,17 +2,17 @@
 import json
 
 import pandas as pd
-import yaml
 
 from linbandits import experiments, paths
 from linbandits.studies.opkb.products import SWITCH_COLUMNS, TABLE_COLUMNS
 from linbandits.studies.opkb.tuning import grid_points
+from linbandits.study_config import read_config
 
 NEURAL = {"OPNN", "OPNN0", "ADA-OPNN"}
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults
 
 
 def published(config):

@@ -5,13 +5,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from linbandits import plotting, products, runs
 from linbandits.claims import FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, NOT_RUN
 from linbandits.studies.opkb import figures, quantities
+from linbandits.study_config import read_config
 
-REPO_CONFIG = yaml.safe_load(open(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml"))
+REPO_CONFIG = read_config(__file__.rsplit("/tests/", 1)[0] + "/config/config.yaml")
 T = 10000
 ROUNDS = np.arange(500, T + 1, 500)           # 3000 among them
 SEEDS = 25

@@ -7,17 +7,17 @@ import copy
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from linbandits import products
 from linbandits.claims import HOLDS, INCONCLUSIVE
 from linbandits.claims.report import load_claims, switches_for
 from linbandits.studies.opkb import figures
+from linbandits.study_config import read_config
 from test_opkb_products import REPO_CONFIG, SEEDS, judged, paper_world, with_neural, write_world
 
 CHOICE = "window"
 ALGORITHM = "SW-GPUCB"
-TEST_CONFIG = yaml.safe_load(open(__file__.rsplit("/tests/", 1)[0] + "/.test/config/config.yaml"))
+TEST_CONFIG = read_config(__file__.rsplit("/tests/", 1)[0] + "/.test/config/config.yaml")
 
 
 def claims_table() -> list[dict]:

@@ -9,10 +9,10 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from linbandits import runs as runs_module
 from linbandits.products import Context
+from linbandits.study_config import read_config
 
 REPO = Path(__file__).resolve().parents[2]
 BEST_ARM = 0
@@ -20,7 +20,7 @@ BEST_ARM = 0
 
 def study_config(robustness: bool = False) -> dict:
     """The .test config's P1-RAGE section alone (its switch runs only with `robustness`)."""
-    config = yaml.safe_load((REPO / ".test/config/config.yaml").read_text())
+    config = read_config(REPO / ".test/config/config.yaml")
     config["studies"] = {"p1rage": copy.deepcopy(config["studies"]["p1rage"])}
     config["robustness"] = robustness
     return config

@@ -8,9 +8,9 @@ import time
 import json
 
 import pandas as pd
-import yaml
 
 from linbandits import experiments, products
+from linbandits.study_config import read_config
 
 NINE_COLUMNS = ["experiment", "algorithm", "x", "n_trials", "n_errors", "error_prob",
                 "ci95_low", "ci95_high", "min_gap"]
@@ -18,7 +18,7 @@ REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults
 
 
 def test_every_table_has_the_schema(full_run):

@@ -1,5 +1,6 @@
-import yaml
+
+from linbandits.study_config import read_config
 
 
 def config_of(workdir):
-    return yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    return read_config(workdir / "config" / "config.yaml")   # with the studies' defaults

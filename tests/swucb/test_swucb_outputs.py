@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-import yaml
 
 from linbandits import experiments, products, runs
 from linbandits.catalogue import build_instance, make_algorithm
@@ -16,9 +15,10 @@ from linbandits.claims.evidence import Evidence
 from linbandits.claims.quantities import loglog_slope
 from linbandits.studies.swucb import results
 from linbandits.studies.swucb.results import Series, ratios_table, regret_table, series_label, slopes_table
+from linbandits.study_config import read_config
 
 REPO = __file__.rsplit("/tests/", 1)[0]
-REPO_CONFIG = yaml.safe_load(open(REPO + "/config/config.yaml"))
+REPO_CONFIG = read_config(REPO + "/config/config.yaml")
 TS = (30000, 60000, 120000, 240000)
 
 

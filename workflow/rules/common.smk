@@ -7,11 +7,23 @@ import sys
 
 import yaml
 
-from linbandits import catalogue, experiments, jobs, paths, products, validation
+from linbandits import (
+    catalogue,
+    experiments,
+    jobs,
+    paths,
+    products,
+    study_config,
+    validation,
+)
 from linbandits.errors import UserError
 from linbandits.r6a.reader import PUBLISHED_DAYS
 
 try:
+    # Each study's defaults (src/linbandits/studies/<study>/config.yaml) under the user's sections.
+    _merged = study_config.with_study_defaults(config)
+    config.clear()
+    config.update(_merged)
     validation.validate_config(
         config, workflow.source_path("../schemas/config.schema.yaml")
     )

@@ -32,3 +32,39 @@ for _name, _exps in jobs.instance_jobs(
             command=jobs.instance_command(config, _exps),
         shell:
             f"{LB} {{params.command}} > {{log}} 2>&1"
+
+
+# The instances a study's own command builds from data (its Study.external_instances: the Yahoo!
+# arm sets of P1-RAGE and LinGapE): one job per experiment that names one, every setting in one
+# process, named instances_<experiment> like a family's.
+for _study in STUDIES:
+    _external = catalogue.studies()[_study].external_instances
+    for _name, _exp in EXPERIMENTS.items():
+        if _exp.study != _study or _exp.instance not in _external:
+            continue
+        _made = _external[_exp.instance]
+
+        rule:
+            name:
+                f"instances_{_name}"
+            input:
+                **catalogue.resolve(_made.inputs)(config),
+            output:
+                npz=paths.instance_outputs(config, _exp, "npz"),
+                summary=paths.instance_outputs(config, _exp, "json"),
+            log:
+                f"{PREFIX}logs/{_study}/instances/{_exp.instance}_{_name}.log",
+            priority: 50
+            conda:
+                ENV
+            resources:
+                mem_mb=2000,
+                runtime=10,
+            params:
+                command=catalogue.resolve(_made.command)(config, _exp),
+            shell:
+                f"{LB} {{params.command}} > {{log}} 2>&1"
+
+        STUDY_TARGETS[_study] += [
+            f for f in _made.also_builds if f not in STUDY_TARGETS[_study]
+        ]

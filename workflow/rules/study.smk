@@ -84,7 +84,7 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
             [
                 report(
                     p.outputs[0],
-                    caption=f"../report/{p.caption or p.kind}.rst",
+                    caption=p.caption_file,
                     category=_study,
                     subcategory=SUBCATEGORY[p.kind],
                     labels={"name": p.name},
@@ -126,7 +126,7 @@ for _study in PRODUCT_STUDIES:
             output:
                 report(
                     _p.outputs[0],
-                    caption=f"../report/{_p.caption or _p.kind}.rst",
+                    caption=_p.caption_file,
                     category=_study,
                     subcategory=SUBCATEGORY[_p.kind],
                     labels={"name": _p.name},

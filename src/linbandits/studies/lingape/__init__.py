@@ -1,6 +1,6 @@
 """Xu, Honda, Sugiyama: Fully adaptive algorithm for pure exploration in linear bandits
 (AISTATS 2018): LinGapE against Soare et al.'s XY allocations, fixed-confidence BAI."""
-from linbandits.study import Study
+from linbandits.study import ExternalInstance, Study
 
 _P = "linbandits.studies.lingape"
 
@@ -25,4 +25,9 @@ STUDY = Study(
         "lingape-yahoo-instance": (f"{_P}.yahoo:main_instance", "Exp. 3 arm sets from the parsed R6A day of May 1"),
     },
     products=f"{_P}.products:products",
+    external_instances={
+        # Exp. 3: the arm sets drawn from the parsed R6A day of May 1
+        "lingape_yahoo": ExternalInstance(command=f"{_P}.yahoo:instance_command",
+                                          inputs=f"{_P}.yahoo:instance_inputs"),
+    },
 )

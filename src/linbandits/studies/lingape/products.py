@@ -25,22 +25,22 @@ PUBLISHED_SETTING = {
 
 
 def products(ctx) -> list[Product]:
-    exps = {n: e for n, e in ctx.experiments.items() if not e.opt_in}
+    exps = ctx.built()
     out = [Product("table", name, ctx.table_paths(name), ctx.runs_files(name),
-                   functools.partial(make_stopping_table, name=name), caption="lingape_table")
+                   functools.partial(make_stopping_table, name=name), caption="table")
            for name in exps]
     table1 = ctx.section.get("table1")
     if table1:
         check_table1(table1)
         used = sorted({col[0] for col in table1["columns"].values()} & set(exps))
         out.append(Product("table", TABLE1, ctx.table_paths(TABLE1), [f for n in used for f in ctx.runs_files(n)],
-                           functools.partial(make_table1, spec=table1), caption="lingape_table1"))
+                           functools.partial(make_table1, spec=table1), caption="table1"))
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [p["experiment"] for p in spec["panels"] if p["experiment"] in exps]
         inputs = [f for n in dict.fromkeys(used) for f in ctx.runs_files(n) + ctx.summaries(n)[:1]]
         out.append(Product("figure", name, ctx.figure_paths(name), inputs,
                            functools.partial(make_figure, name=name, spec=spec),
-                           caption=spec.get("caption", "lingape_figure").removesuffix(".rst")))
+                           caption=spec.get("caption", "figure").removesuffix(".rst")))
     from linbandits.studies.lingape.quantities import QUANTITIES
 
     out += claims_product(ctx, TITLE, quantities=QUANTITIES, witness=PublishedTable1)
@@ -156,7 +156,7 @@ def make_figure(ctx, name, spec) -> None:
         published = (x, {label: sum(PUBLISHED_TABLE1[col[2]]) for label, col in ctx.section["table1"]["columns"].items()
                          if len(col) > 2})
     draw_figure([{"series": series, "level": ctx.level, "published": published}], spec,
-                ctx.figure_paths(name)[0][: -len(".pdf")],
+                ctx.figure_stem(name),
                 "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.note())
 
 

@@ -98,6 +98,11 @@ def main_instance(argv=None) -> int:
 EXP3_DAY = "data/processed/r6a/day20090501.npz"
 
 
+def instance_inputs(config: dict) -> dict:
+    """The file an Exp. 3 instance job reads: the parsed R6A day of May 1."""
+    return {"day": EXP3_DAY}
+
+
 def instance_command(config: dict, exp) -> str:
     """The instance job of an Exp. 3 experiment (after `linbandits`): its K values in one process."""
     from linbandits import jobs

@@ -23,4 +23,5 @@ STUDY = Study(
     kinds={"contextual": f"{_P}.instances:ContextualInstance"},
     curves=True,
     products=f"{_P}.products:products",
+    panel_lists=("overlay",),   # switch runs drawn on the same panel
 )

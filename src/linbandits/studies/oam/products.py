@@ -15,15 +15,15 @@ FINAL_COLUMNS = ["experiment", "title", "switch", "algorithm", "horizon", "n_run
 
 
 def products(ctx) -> list[Product]:
-    exps = {n: e for n, e in ctx.experiments.items() if not e.opt_in}
+    exps = ctx.built()
     bounds = ctx.table_paths("lower_bounds")
-    instances = [p for n in exps for p in (ctx.summary_path(n, "single"), ctx.summary_path(n, "single")[:-5] + ".npz")]
+    instances = [p for n in exps for p in (ctx.summary_path(n, "single"), ctx.instance_path(n, "single"))]
     runs = [f for n in exps for f in ctx.runs_files(n)]
     out = [
         Product("table", "lower_bounds", bounds, instances, functools.partial(make_bounds, names=list(exps)),
-                caption="oam_lower_bounds"),
+                caption="lower_bounds"),
         Product("table", "final_regret", ctx.table_paths("final_regret"), runs + [bounds[0]],
-                functools.partial(make_final_table, names=list(exps)), caption="oam_table"),
+                functools.partial(make_final_table, names=list(exps)), caption="table"),
     ]
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [p["experiment"] for p in spec["panels"]] + [o for p in spec["panels"] for o in p.get("overlay", [])]
@@ -50,7 +50,7 @@ def reference_C(ctx, name: str) -> tuple[float, str]:
     from linbandits.studies.oam.streams import run_theta
 
     exp = ctx.experiments[name]
-    inst = load_instance_file(ctx.summary_path(name, "single")[:-5] + ".npz")
+    inst = load_instance_file(ctx.instance_path(name, "single"))
     seed = experiments.seed_of(ctx.config, exp, "single")
     values = [lower_bound(inst.actions, run_theta(inst, seed, r)).C for r in range(exp.trials)]
     return float(np.median(values)), (f"median over the runs of C(theta_r), theta redrawn per run "
@@ -114,4 +114,4 @@ def make_figure(ctx, name, spec) -> None:
         main = p["experiment"]
         panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
                        "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"])})
-    draw_figure(panels, spec, ctx.figure_paths(name)[0][: -len(".pdf")], "", ctx.note())
+    draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())

@@ -30,4 +30,7 @@ STUDY = Study(
     },
     products="linbandits.studies.opkb.products:products",
     curves=True,
+    panel_lists=("dashed",),    # experiments drawn dashed in the same panel
+    run_sweeps=("seed",),       # one instance drawn per run, as the authors did
+    seed_limit=2**32,           # its instances draw from numpy's legacy RandomState
 )

@@ -29,20 +29,9 @@ def products(ctx) -> list[Product]:
 
 # ------------------------------------------------------------------ which experiments
 
-def published(ctx) -> list[str]:
-    """The experiments of the default target that are not switch runs, in config order."""
-    return [n for n, e in ctx.experiments.items() if not e.opt_in and not e.switch_of]
-
-
 def neural(ctx) -> list[str]:
     """The experiments of the neural variants (the default target's, as every experiment not opt-in)."""
-    return [n for n in published(ctx) if set(ctx.experiments[n].algorithms) <= set(NEURAL)]
-
-
-def built(ctx, name: str) -> bool:
-    """Whether the default target runs experiment `name`."""
-    exp = ctx.experiments.get(name)
-    return exp is not None and not exp.opt_in
+    return [n for n in ctx.published() if set(ctx.experiments[n].algorithms) <= set(NEURAL)]
 
 
 def neural_note(ctx) -> str:
@@ -104,23 +93,23 @@ def seed_runs(runs: RunSet, exp, algorithm: str) -> tuple[np.ndarray, np.ndarray
 # ------------------------------------------------------------------ the default target
 
 def report_products(ctx) -> list[Product]:
-    names = published(ctx)
+    names = list(ctx.published())
     runs = [f for n in names for f in ctx.runs_files(n)]
     out = [Product("table", "final_regret", ctx.table_paths("final_regret"), runs,
-                   functools.partial(make_final_table, names=names, name="final_regret"), caption="opkb_table")]
+                   functools.partial(make_final_table, names=names, name="final_regret"), caption="table")]
     switches = [n for n in ctx.switch_runs() if n in ctx.experiments]
     if switches:
         inputs = [f for n in switches + sorted({ctx.experiments[n].switch_of for n in switches})
                   for f in ctx.runs_files(n)]
         out.append(Product("table", "switch_regret", ctx.table_paths("switch_regret"), inputs,
-                           functools.partial(make_switch_table, names=switches), caption="opkb_switch_table"))
+                           functools.partial(make_switch_table, names=switches), caption="switch_table"))
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [n for p in spec["panels"] for n in panel_experiments(ctx, p)]
         out.append(Product("figure", name, ctx.figure_paths(name),
                            [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)],
                            functools.partial(make_figure, name=name, spec=spec),
-                           caption=str(spec.get("caption", name)).removesuffix(".rst")))
-    out += claims_product(ctx, TITLE, quantities=_quantities(), caption="opkb_claims",
+                           caption=str(spec.get("caption", "")).removesuffix(".rst")))
+    out += claims_product(ctx, TITLE, quantities=_quantities(), caption="claims",
                           sections=lambda c, results: neural_section(c))
     return out
 
@@ -184,8 +173,8 @@ def panel_experiments(ctx, panel: dict) -> list[str]:
     """The experiments a panel draws: its own, its neural companion (`<experiment>_neural`) and its dashed
     ones (e.g. SW-GPUCB with window 1000, or under removal = published)."""
     main = panel["experiment"]
-    names = [n for n in (main, f"{main}_neural") if built(ctx, n)]
-    return names + [n for n in panel.get("dashed", []) if built(ctx, n)]
+    names = [n for n in (main, f"{main}_neural") if n in ctx.built()]
+    return names + [n for n in panel.get("dashed", []) if n in ctx.built()]
 
 
 def make_figure(ctx, name, spec) -> None:
@@ -204,7 +193,7 @@ def make_figure(ctx, name, spec) -> None:
         panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
                        "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
     note = neural_note(ctx) if neural(ctx) else NEURAL_NOT_RUN.split(":")[0]
-    draw_figure(panels, spec, ctx.figure_paths(name)[0][: -len(".pdf")], note, ctx.note())
+    draw_figure(panels, spec, ctx.figure_stem(name), note, ctx.note())
 
 
 # ------------------------------------------------------------------ opkb_tuning
@@ -230,10 +219,10 @@ def tuning_products(ctx) -> list[Product]:
     outputs = ctx.table_paths("tuning") + [ctx.results("tables", "tuning.json")]
     return [
         Product("table", "tuning_table", outputs, files, functools.partial(make_tuning_table, files=files),
-                caption="opkb_tuning", target=TUNING_TARGET),
+                caption="tuning", target=TUNING_TARGET),
         *claims_product(ctx, TITLE, quantities=_quantities(), extra_inputs=files,
                         extras=lambda c: {"tuning": files}, name="claims_tuning", target=TUNING_TARGET,
-                        caption="opkb_claims", sections=lambda c, results: neural_section(c)),
+                        caption="claims", sections=lambda c, results: neural_section(c)),
     ]
 
 

@@ -1,6 +1,6 @@
 """Xiong, Camilleri, Fazel, Jain, Jamieson: A/B Testing and Best-arm Identification for
 Linear Bandits with Robustness to Non-stationarity (fixed-budget BAI)."""
-from linbandits.study import Study
+from linbandits.study import ExternalInstance, Study
 
 _P = "linbandits.studies.p1rage"
 
@@ -28,4 +28,9 @@ STUDY = Study(
         "p1rage-yahoo-instance": (f"{_P}.yahoo:main_instance", "PCA, per-day ridge and arm set -> Fig. 2b instance"),
     },
     products=f"{_P}.products:products",
+    external_instances={
+        # Fig. 2b: the arm sets from the R6A days (PCA, per-day ridge)
+        "yahoo": ExternalInstance(command=f"{_P}.yahoo:instance_command", inputs=f"{_P}.yahoo:instance_inputs",
+                                  also_builds=("data/processed/r6a_qc.json",)),
+    },
 )

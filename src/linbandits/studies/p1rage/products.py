@@ -25,27 +25,27 @@ def products(ctx) -> list[Product]:
     out = []
     for name, exp in exps.items():
         out.append(Product("table", name, ctx.table_paths(name), [*ctx.runs_files(name), *ctx.summaries(name)],
-                           functools.partial(make_table, name=name), caption="p1rage_table",
+                           functools.partial(make_table, name=name), caption="table",
                            target=exp.opt_in or ""))
     published = list(ctx.published())
     comparison = comparison_paths(ctx)
     out.append(Product("table", PUBLISHED, comparison,
                        [str(PUBLISHED_CSV), *[f for n in published for f in ctx.runs_files(n) + ctx.summaries(n)]],
-                       functools.partial(make_comparison, names=published), caption="p1rage_published"))
+                       functools.partial(make_comparison, names=published), caption="published"))
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [p["experiment"] for p in spec["panels"] if p["experiment"] in exps]
         opt_in = sorted({exps[n].opt_in for n in used if exps[n].opt_in})
         out.append(Product("figure", name, ctx.figure_paths(name),
                            [str(PUBLISHED_CSV), *[f for n in used for f in ctx.runs_files(n) + ctx.summaries(n)]],
                            functools.partial(make_figure, name=name, spec=spec),
-                           caption=str(spec.get("caption", "p1rage_figure")).removesuffix(".rst"),
+                           caption=str(spec.get("caption", "figure")).removesuffix(".rst"),
                            target=opt_in[0] if opt_in else ""))
     if "soare_sto" in exps:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
                            [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
-                           caption="p1rage_thm1"))
+                           caption="thm1"))
     out += claims_product(ctx, TITLE, extra_inputs=[comparison[0], str(PUBLISHED_CSV)], sections=claims_sections,
-                          caption="p1rage_claims", witness=published_witness)
+                          caption="claims", witness=published_witness)
     return out
 
 
@@ -120,7 +120,7 @@ def make_figure(ctx, name: str, spec: dict) -> None:
         overlays.append(None if synthetic_yahoo(ctx, exp.name) else published_for(base, published))
     draw_figure([{"table": t, "title": title, "xlabel": x, "subtitle": s, "logx": p.get("logx", False), "published": o}
                  for t, title, x, s, p, o in zip(tables, titles, xlabels, subtitles, panels, overlays)],
-                spec, ctx.figure_paths(name)[0][: -len(".pdf")], "", figure_note(ctx))
+                spec, ctx.figure_stem(name), "", figure_note(ctx))
 
 
 def make_theorem1(ctx) -> None:
@@ -130,7 +130,7 @@ def make_theorem1(ctx) -> None:
     exp = ctx.experiments["soare_sto"]
     summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
     table = error_table(ctx, exp.name)
-    write_theorem1(table, summaries, ctx.figure_paths(THEOREM1)[0][: -len(".pdf")],
+    write_theorem1(table, summaries, ctx.figure_stem(THEOREM1),
                    panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=figure_note(ctx))
 
 

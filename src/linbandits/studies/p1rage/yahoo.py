@@ -304,6 +304,13 @@ def main_instance(argv=None) -> int:
     return 0
 
 
+def instance_inputs(config: dict) -> dict:
+    """The files a Yahoo! instance job reads: the seven parsed R6A days and their quality report."""
+    from linbandits.r6a.reader import PUBLISHED_DAYS
+
+    return {"days": [f"data/processed/r6a/day{d}.npz" for d in PUBLISHED_DAYS], "qc": "data/processed/r6a_qc.json"}
+
+
 def instance_command(config: dict, exp) -> str:
     """The instance job of a Yahoo! experiment (after `linbandits`): every L in one process, so the PCA
     and ridge fits (the same for every L) are made once. A switch run may set its own PCA variant

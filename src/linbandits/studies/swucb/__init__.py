@@ -14,4 +14,5 @@ STUDY = Study(
     },
     families={"swucb_sinusoid": f"{_S}.instances:swucb_sinusoid"},
     products=f"{_S}.products:products",
+    panel_lists=("also",),      # further experiments drawn in the same panel
 )

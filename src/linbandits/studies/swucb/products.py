@@ -20,28 +20,23 @@ TITLE = "SW-UCB / BOB (Cheung, Simchi-Levi, Zhu 2019): claims C1-C5 of Sec. 7 ju
 TABLES = ("regret", "slopes", "ratios", "variation")
 
 
-def built(ctx) -> dict:
-    """The experiments the default target builds, published first (config order), then the switch runs."""
-    return {n: e for n, e in ctx.experiments.items() if not e.opt_in}
-
-
 def products(ctx) -> list[Product]:
-    exps = built(ctx)
+    exps = ctx.built()
     runs = [f for n in exps for f in ctx.runs_files(n)]
     published = [n for n, e in exps.items() if not e.switch_of]
-    npz = [ctx.summary_path(n, s)[: -len(".json")] + ".npz" for n in published for s in exps[n].setting_ids()]
+    npz = [ctx.instance_path(n, s) for n in published for s in exps[n].setting_ids()]
     out = [
-        Product("table", "regret", ctx.table_paths("regret"), runs, make_regret, caption="swucb_regret"),
-        Product("table", "slopes", ctx.table_paths("slopes"), runs, make_slopes, caption="swucb_slopes"),
-        Product("table", "ratios", ctx.table_paths("ratios"), runs, make_ratios, caption="swucb_ratios"),
-        Product("table", "variation", ctx.table_paths("variation"), npz, make_variation, caption="swucb_variation"),
+        Product("table", "regret", ctx.table_paths("regret"), runs, make_regret, caption="regret"),
+        Product("table", "slopes", ctx.table_paths("slopes"), runs, make_slopes, caption="slopes"),
+        Product("table", "ratios", ctx.table_paths("ratios"), runs, make_ratios, caption="ratios"),
+        Product("table", "variation", ctx.table_paths("variation"), npz, make_variation, caption="variation"),
     ]
     slopes_csv = ctx.table_paths("slopes")[0]
     for name, spec in (ctx.section.get("figures") or {}).items():
         used = [n for p in spec["panels"] for n in [p["experiment"], *p.get("also", [])] if n in exps]
         out.append(Product("figure", name, ctx.figure_paths(name),
                            [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)] + [slopes_csv],
-                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", name)))
+                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", "")))
     variation_csv = ctx.table_paths("variation")[0]
     out += claims_product(ctx, TITLE, quantities=QUANTITIES, extra_inputs=[variation_csv],
                           extras=lambda c: {"variation": c.table_paths("variation")[0]},
@@ -54,7 +49,7 @@ def products(ctx) -> list[Product]:
 def all_series(ctx) -> tuple[list, list]:
     """(the series of every built experiment in order, the series of every switch run with its base's
     other series beside it)."""
-    exps = built(ctx)
+    exps = ctx.built()
     own = {n: results.experiment_series(e, RunSet(ctx.runs_stem(n))) for n, e in exps.items()}
     merged = []
     for n, e in exps.items():
@@ -85,9 +80,9 @@ def make_ratios(ctx) -> None:
 
 def make_variation(ctx) -> None:
     instances = []
-    for n, e in built(ctx).items():
+    for n, e in ctx.built().items():
         if not e.switch_of:
-            instances += [(n, e.value_of(s), ctx.summary_path(n, s)[: -len(".json")] + ".npz") for s in e.setting_ids()]
+            instances += [(n, e.value_of(s), ctx.instance_path(n, s)) for s in e.setting_ids()]
     _write(ctx, "variation", results.variation_table(instances))
 
 
@@ -98,7 +93,7 @@ def make_figure(ctx, name, spec) -> None:
 
     from linbandits.studies.swucb.figures import draw_figure
 
-    exps = built(ctx)
+    exps = ctx.built()
     slopes = pd.read_csv(ctx.table_paths("slopes")[0])
     cache: dict = {}
     panels = []
@@ -111,7 +106,7 @@ def make_figure(ctx, name, spec) -> None:
                 cache[n] = results.experiment_series(exps[n], RunSet(ctx.runs_stem(n)))
             series.append((k, n, cache[n]))
         panels.append({"title": p.get("title") or exps[p["experiment"]].title, "series": series})
-    draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_paths(name)[0][: -len(".pdf")], "",
+    draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_stem(name), "",
                 ctx.note())
 
 
