@@ -46,6 +46,9 @@ class Study:
     # "module:function" returning a context manager entered once per simulate job around all its
     # cells (e.g. P1-RAGE's design cache, shared by the settings of one arm set).
     job_context: str = ""
+    # The CSV columns every algorithm of the study writes, which its products read: a user's algorithm
+    # (linbandits.user_algorithms) must return them.
+    columns: tuple = ()
 
 
 @dataclasses.dataclass

@@ -25,4 +25,5 @@ STUDY = Study(
         "lingape-yahoo-instance": (f"{_P}.yahoo:main_instance", "Exp. 3 arm sets from the parsed R6A day of May 1"),
     },
     products=f"{_P}.products:products",
+    columns=("recommended", "correct", "stopping_time"),   # what its products read; a user's algorithm returns them (issue 37)
 )

@@ -23,4 +23,5 @@ STUDY = Study(
     kinds={"contextual": f"{_P}.instance:ContextualInstance"},
     curves=True,
     products=f"{_P}.products:products",
+    columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
 )

@@ -29,5 +29,6 @@ STUDY = Study(
         "opkb-tune": ("linbandits.studies.opkb.tuning:main_point", "opkb: one tuning grid point on every Env 1 seed"),
     },
     products="linbandits.studies.opkb.products:products",
+    columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
     curves=True,
 )

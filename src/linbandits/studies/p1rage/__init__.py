@@ -28,4 +28,5 @@ STUDY = Study(
         "p1rage-yahoo-instance": (f"{_P}.yahoo:main_instance", "PCA, per-day ridge and arm set -> Fig. 2b instance"),
     },
     products=f"{_P}.products:products",
+    columns=("recommended", "correct"),   # what its products read; a user's algorithm returns them (issue 37)
 )

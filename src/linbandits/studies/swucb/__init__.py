@@ -14,4 +14,5 @@ STUDY = Study(
     },
     families={"swucb_sinusoid": f"{_S}.instances:swucb_sinusoid"},
     products=f"{_S}.products:products",
+    columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
 )
