@@ -87,13 +87,13 @@ def declared(config) -> dict[str, Declared]:
                             f"(the study whose experiments it runs)")
         out[ep.name] = Declared(study, ep.name, ep.value, None, {}, where)
     for d in out.values():
-        _KNOWN[d.name] = (d.study, d.target)
+        register(d.name, d.target, d.study)
     return out
 
 
 def register(name: str, target: str, study: str = "") -> None:
     """Make a user algorithm known to this process (a simulate command's --user-algorithm)."""
-    if name not in _KNOWN or _KNOWN[name][1] != target:
+    if _KNOWN.get(name) != (study, target):
         _KNOWN[name] = (study, target)
         _CLASSES.pop(name, None)
 
@@ -130,7 +130,7 @@ def _import(name: str, target: str, where: str) -> type:
                         f"name the module (or file) and the class, separated by ':'")
     try:
         if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
-            module = _load_file(module_part)
+            module = _load_file(module_part, where)
         else:
             module = importlib.import_module(module_part)
     except UserError:
@@ -144,11 +144,11 @@ def _import(name: str, target: str, where: str) -> type:
     return cls
 
 
-def _load_file(path: str):
+def _load_file(path: str, where: str):
     file = Path(path)
     if not file.is_file():
-        raise UserError(f"no file {path} (from {Path.cwd()}); give the path relative to the directory the workflow "
-                        f"runs in, or an absolute path")
+        raise UserError(f"{where}: no file {path} (from {Path.cwd()}); give the path relative to the directory the "
+                        f"workflow runs in, or an absolute path")
     digest = hashlib.sha256(str(file.resolve()).encode()).hexdigest()[:10]
     module_name = f"linbandits_user_{re.sub(r'[^A-Za-z0-9_]', '_', file.stem)}_{digest}"
     if module_name in sys.modules:
