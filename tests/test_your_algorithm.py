@@ -420,8 +420,9 @@ def test_a_user_series_is_drawn_in_the_user_style(example_run, monkeypatch):
         return []
 
     drawn_figures(example_run, monkeypatch, "p1rage", record)
-    assert styles.get("Uniform") == plotting.USER_STYLE and styles.get("Guess") == plotting.USER_STYLE
-    assert styles.get("G-BAI") not in (None, plotting.USER_STYLE)
+    assert styles.get("Uniform") == plotting.USER_STYLE                     # the first declared: a black star
+    assert [styles.get(n) for n in ("Twin", "Guess")] == [(plotting.USER_COLOUR, m) for m in plotting.USER_MARKERS[1:3]]
+    assert styles.get("G-BAI", (None,))[0] not in (None, plotting.USER_COLOUR)
 
 
 def test_the_paper_claims_are_the_same_without_the_user_algorithms(example_run, monkeypatch, tmp_path):
@@ -477,3 +478,18 @@ def test_a_bad_user_algorithm_stops_the_workflow_before_any_job(user_file, snake
     assert "Sig.run has the signature run(self, seed); write run(self, seed, trial)" in out.stderr + out.stdout
     assert not (workdir / "results").exists()
 
+
+
+def test_the_oam_example_meets_the_paper_algorithms_random_numbers():
+    """examples/oam_egreedy reads OAM's documented stream itself: the same theta, contexts and noise as
+    the study's algorithms in the same run (common random numbers)."""
+    from linbandits.catalogue import build_instance
+    from linbandits.studies.oam.streams import run_stream
+
+    target = f"{REPO / 'examples' / 'oam_egreedy' / 'egreedy.py'}:EpsGreedy"
+    user_algorithms.register("EpsGreedy", target, "oam")
+    instance = build_instance("oam_circle", {"K": 5, "random_theta": True, "horizon": 50})
+    theta, contexts, noise = user_algorithms.algorithm_class("EpsGreedy")(instance).stream(3, 7)
+    study = run_stream(instance, 3, 7)
+    assert np.array_equal(theta, study.theta) and np.array_equal(contexts, study.contexts)
+    assert np.array_equal(noise, study.noise)

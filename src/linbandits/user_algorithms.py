@@ -39,6 +39,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 # simulate command's --user-algorithm); the catalogue asks here for a name that no study declares.
 _KNOWN: dict[str, tuple[str, str]] = {}
 _CLASSES: dict[str, type] = {}
+_ORDER: dict[str, int] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +89,8 @@ def declared(config) -> dict[str, Declared]:
         out[ep.name] = Declared(study, ep.name, ep.value, None, {}, where)
     for d in out.values():
         register(d.name, d.target, d.study)
+    _ORDER.clear()
+    _ORDER.update({name: i for i, name in enumerate(out)})
     return out
 
 
@@ -100,6 +103,11 @@ def register(name: str, target: str, study: str = "") -> None:
 
 def is_user_algorithm(name: str) -> bool:
     return name in _KNOWN
+
+
+def order(name: str) -> int:
+    """The place of a user algorithm in the order the config (last read) declares them (its figure style)."""
+    return _ORDER.get(name, list(_KNOWN).index(name))
 
 
 def target_of(name: str) -> str:
