@@ -87,6 +87,10 @@ USER_CODE = textwrap.dedent('''
 
     class WrongKinds(Guess):
         kinds = ("contextual",)
+
+
+    class Installed(Guess):       # as an installed package would declare it: its study named
+        study = "p1rage"
 ''')
 
 
@@ -158,6 +162,34 @@ def test_a_restricted_one_runs_only_where_listed(user_file):
     extra = {"p1rage": {"Guess": {"class": f"{user_file}:Guess", "experiments": ["malicious"]}}}
     exps = experiments.study_experiments(test_config(extra), "p1rage")
     assert [n for n, e in exps.items() if "Guess" in e.algorithms] == ["malicious"]
+
+
+def installed(monkeypatch, user_file, value):
+    from importlib.metadata import EntryPoint
+
+    monkeypatch.syspath_prepend(str(user_file.parent))
+    monkeypatch.setattr(user_algorithms, "entry_points",
+                        lambda: (EntryPoint(name="Installed", value=value, group=user_algorithms.ENTRY_POINT_GROUP),))
+
+
+def test_an_entry_point_joins_its_study_like_a_config_entry(monkeypatch, user_file):
+    installed(monkeypatch, user_file, "user_algs:Installed")
+    config = test_config()
+    validate_config(config, SCHEMA)
+    exps = experiments.study_experiments(config, "p1rage")
+    assert all("Installed" in e.algorithms for e in exps.values() if not e.switch_of)
+    cmd = jobs.simulate_command(config, exps["malicious"], "Installed", "0-19", False)
+    assert "--user-algorithm p1rage/Installed=user_algs:Installed" in cmd
+    # a config entry of the same name overrides it (here: runs nowhere)
+    quiet = test_config({"p1rage": {"Installed": {"class": "user_algs:Installed", "experiments": []}}})
+    assert not any("Installed" in e.algorithms for e in experiments.experiments(quiet).values())
+
+
+def test_an_entry_point_without_its_study_is_one_line(monkeypatch, user_file):
+    installed(monkeypatch, user_file, "user_algs:Guess")
+    with pytest.raises(UserError, match=r"entry point linbandits.algorithms: Installed = user_algs:Guess: the class "
+                                        r"sets no `study` attribute; add study = "):
+        validate_config(test_config(), SCHEMA)
 
 
 # ---------------------------------------------------------------- the paper's runs unchanged
