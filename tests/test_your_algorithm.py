@@ -125,6 +125,7 @@ BAD = [
     ("Gone", "{d}/no_such_file.py:X", "no file"),
     ("NoClass", "{f}:Missing", "has no attribute 'Missing'"),
     ("Mod", "no_such_package.algs:X", "importing no_such_package.algs failed (ModuleNotFoundError"),
+    ("My+Alg", "{f}:Guess", "is not usable in file paths"),
 ]
 
 

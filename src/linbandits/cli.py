@@ -285,7 +285,7 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
     cells.add_argument("--first-trial", type=int, default=0, help="index of the first run (default 0)")
     cells.add_argument("--option", action="append", metavar="K=V", help="algorithm option, e.g. m=15")
     cells.add_argument("--user-algorithm", action="append", metavar="STUDY/NAME=TARGET",
-                     help="a user's algorithm class (TARGET: package.module:Class or path/file.py:Class)")
+                       help="a user's algorithm class (TARGET: package.module:Class or path/file.py:Class)")
     cells.add_argument("--curves", action="store_true",
                        help="also write each cell's per-run curves beside its CSV (OUT.curves.npz)")
     cells.add_argument("--cell", nargs=3, action="append", required=True, metavar=("F.npz", "SEED", "OUT.csv"),

@@ -24,7 +24,7 @@ def check_config(config, experiments: dict) -> None:
                             f"the config runs ({', '.join(sections)})")
         if not user_algorithms.NAME_PATTERN.match(d.name):
             raise UserError(f"{who}: the name {d.name!r} is not usable in file paths; use letters, digits, "
-                            f"'-', '_', '.', '+' (e.g. My-Alg)")
+                            f"'-', '_', '.' (e.g. My-Alg)")
         if d.name in paper:
             raise UserError(f"{who}: the name {d.name} is the paper's algorithm of study {paper[d.name]}; "
                             f"give yours another name (e.g. {d.name}-mine)")

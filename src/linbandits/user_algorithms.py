@@ -34,7 +34,7 @@ from linbandits.errors import UserError
 
 ENTRY_POINT_GROUP = "linbandits.algorithms"
 CONFIG_KEY = "extra_algorithms"
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 # name -> (study, target) of the user algorithms this process knows of (from a config it read or a
 # simulate command's --user-algorithm); the catalogue asks here for a name that no study declares.
