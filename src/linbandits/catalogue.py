@@ -59,6 +59,11 @@ def study_of_algorithm(name: str) -> Study:
     for study in studies().values():
         if name in study.algorithms:
             return study
+    # [user algorithms, issue 37] a user's own class, declared in the config or by an entry point
+    from linbandits import user_algorithms
+
+    if user_algorithms.is_user_algorithm(name):
+        return studies()[user_algorithms.study_name(name)]
     raise unknown_name("algorithm", name, algorithm_names())
 
 
@@ -67,7 +72,12 @@ def algorithm_names() -> list[str]:
 
 
 def algorithm_class(name: str):
-    return resolve(study_of_algorithm(name).algorithms[name])
+    study = study_of_algorithm(name)
+    if name not in study.algorithms:   # [user algorithms, issue 37]
+        from linbandits import user_algorithms
+
+        return user_algorithms.algorithm_class(name)
+    return resolve(study.algorithms[name])
 
 
 def make_algorithm(name: str, instance, options: dict | None = None):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from linbandits import __version__, compile_log
+from linbandits import __version__, compile_log, user_algorithms
 from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
 from linbandits.catalogue import (build_instance, commands, describe_algorithms, describe_instances, make_algorithm,
                                   resolve, study_of_algorithm)
@@ -85,10 +85,9 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
     """Runs first_trial.. of one algorithm on one instance and writes the CSV, its sidecar and curves."""
     study = study_of_algorithm(name)
     algorithm = make_algorithm(name, instance, options)
+    where = cell_label(out, instance)
     started, cpu_started = time.perf_counter(), time.process_time()
     last = [started]
-
-    where = cell_label(out, instance)
 
     def progress(done, total):
         now = time.perf_counter()
@@ -99,7 +98,10 @@ def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: in
             print(f"[{name} | {where}] {done}/{total} trials, {spent:.1f} s, {eta}", file=sys.stderr, flush=True)
 
     trials = np.arange(first_trial, first_trial + n_trials, dtype=np.int64)
-    records = algorithm.simulate(seed, trials, progress=progress)
+    if user_algorithms.is_user_algorithm(name):   # [user algorithms, issue 37] its failures are one line
+        records = user_algorithms.simulate_checked(algorithm, seed, trials, progress, study.columns, where)
+    else:
+        records = algorithm.simulate(seed, trials, progress=progress)
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     if curves and not records.curves:
         raise UserError(f"--curves: algorithm {name} records no per-round curves")
@@ -148,6 +150,7 @@ def check_cell_outputs(out, curves) -> None:
 
 
 def cmd_simulate(args) -> int:
+    register_user_algorithms(args)
     check_run_range(args.trials, args.first_trial)
     check_seed(args.seed)
     instance = load_instance(args)
@@ -159,6 +162,12 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def register_user_algorithms(args) -> None:
+    """[user algorithms, issue 37] --user-algorithm STUDY/NAME=TARGET: a user's class, for this process."""
+    for value in args.user_algorithm or ():
+        user_algorithms.register_flag(value)
+
+
 def curves_path(out: str) -> str:
     """chunk0-99.csv -> chunk0-99.curves.npz (the pipeline's name for a cell's curves)."""
     return str(Path(out).with_suffix(".curves.npz"))
@@ -168,6 +177,7 @@ def cmd_simulate_cells(args) -> int:
     """One process for several cells (instance file, seed, output) of one algorithm and run range:
     the pipeline's unit of work, so that a job pays start-up and compilation once. Each cell is
     computed exactly as `simulate` computes it alone (run i depends only on the cell's seed and i)."""
+    register_user_algorithms(args)
     check_run_range(args.trials, args.first_trial)
     outs = [out for _, _, out in args.cell]
     if len(set(outs)) != len(outs):
@@ -261,6 +271,8 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
     sim.add_argument("--out", required=True,
                      help="CSV, one row per run, `trial` first, the study's columns after it (+ .json sidecar)")
     sim.add_argument("--option", action="append", metavar="K=V", help="algorithm option, e.g. m=15")
+    sim.add_argument("--user-algorithm", action="append", metavar="STUDY/NAME=TARGET",
+                     help="a user's algorithm class (TARGET: package.module:Class or path/file.py:Class)")
     sim.add_argument("--curves", metavar="F.npz",
                      help="also write per-run curves (regret vs round) where the algorithm records them")
     sim.set_defaults(func=cmd_simulate)
@@ -272,6 +284,8 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
     cells.add_argument("--trials", type=int, required=True, help="number of runs of every cell")
     cells.add_argument("--first-trial", type=int, default=0, help="index of the first run (default 0)")
     cells.add_argument("--option", action="append", metavar="K=V", help="algorithm option, e.g. m=15")
+    cells.add_argument("--user-algorithm", action="append", metavar="STUDY/NAME=TARGET",
+                       help="a user's algorithm class (TARGET: package.module:Class or path/file.py:Class)")
     cells.add_argument("--curves", action="store_true",
                        help="also write each cell's per-run curves beside its CSV (OUT.curves.npz)")
     cells.add_argument("--cell", nargs=3, action="append", required=True, metavar=("F.npz", "SEED", "OUT.csv"),

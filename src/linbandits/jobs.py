@@ -11,6 +11,7 @@ import shlex
 
 from linbandits.experiments import (Experiment, by_study, chunk_bounds, chunk_names, on_request,
                                     own_instance_settings, seed_of)
+from linbandits import user_algorithms
 from linbandits.paths import bundled_simulate_outputs, instance_path, raw_inputs, raw_path, runs_stem, simulate_outputs
 
 
@@ -76,6 +77,8 @@ def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves
     first, n = chunk_bounds(chunk)
     csvs = [raw_path(config, exp, s, algorithm, chunk) for s in exp.setting_ids()]
     words = [f"simulate-cells --algorithm {shlex.quote(algorithm)} --first-trial {first} --trials {n}",
+             # [user algorithms, issue 37] the job process learns the user's class from its command line
+             user_algorithms.command_flag(algorithm) if user_algorithms.is_user_algorithm(algorithm) else "",
              option_args(exp.options.get(algorithm, {})), "--curves" if curves else "",
              simulate_cell_args(config, exp, csvs)]
     return " ".join(w for w in words if w)

@@ -249,6 +249,12 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                  or (robust and ctx.experiments[n].switch_of)]
         inputs = [path, *[f for n in names for f in ctx.runs_files(n)],
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
+        # [user algorithms, issue 37] the section "X against the paper's algorithms" reads every
+        # published experiment the user's algorithms run in
+        users = user_algorithms_in(ctx)
+        if users and name == "claims" and not robust:
+            inputs += [f for n, e in ctx.published().items() if set(users) & set(e.algorithms)
+                       for f in ctx.runs_files(n) if f not in inputs]
 
         # the switch runs this product leaves to the `robustness` target (named in its robustness text)
         later = [] if robust else [sw for sw in ctx.switches(True) if sw["base"] in read and sw not in switches]
@@ -258,14 +264,48 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
             results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
                                           opt_in=later, witness=witness(evidence) if witness else None)
             more = sections(c, results) if sections else ()
+            if users and name == "claims" and not robust:   # [user algorithms, issue 37]
+                more = [*more, *comparison_sections(c, users)]
             head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
             report.write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
                                 sections=more, level=c.level, choices=c.section.get("choices") or {})
 
-        return Product("claims", name, ctx.claims_paths(name), inputs, make,
+        outputs = ctx.claims_paths(name) + ([ctx.results("comparison.json")] if users and name == "claims"
+                                            and not robust else [])
+        return Product("claims", name, outputs, inputs, make,
                        caption=caption, target="robustness" if robust else target)
 
     out = [product(name, False)]
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
         out.append(product("robustness", True))
+    return out
+
+
+# ------------------------------------------------------------------ [user algorithms, issue 37]
+
+def user_algorithms_in(ctx: Context) -> list[str]:
+    """The user's algorithms that run in some published experiment of ctx's study, in order."""
+    from linbandits import user_algorithms
+
+    out = []
+    for exp in ctx.published().values():
+        out += [a for a in user_algorithms.user_algorithms_of(exp.algorithms) if a not in out]
+    return out
+
+
+def comparison_sections(ctx: Context, users: list[str]) -> list[list[str]]:
+    """One section per user algorithm (claims.comparison), and results/<study>/comparison.json."""
+    import json
+
+    from linbandits.atomic import write_text_atomic
+    from linbandits.claims import comparison
+
+    alpha = 1 - ctx.level
+    out, data = [], {}
+    for user in users:
+        rows = comparison.compare(ctx, user, alpha)
+        out.append(comparison.section(ctx, user, rows, ctx.level))
+        data[user] = comparison.records(rows)
+    write_text_atomic(ctx.results("comparison.json"),
+                      json.dumps({"study": ctx.study, "level": ctx.level, "comparisons": data}, indent=1) + "\n")
     return out

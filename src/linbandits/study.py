@@ -68,6 +68,9 @@ class Study:
     seed_limit: int | None = None
     # instance name -> ExternalInstance: instances its own commands build (experiments may name them).
     external_instances: dict = dataclasses.field(default_factory=dict)
+    # The CSV columns every algorithm of the study writes, which its products read: a user's algorithm
+    # (linbandits.user_algorithms) must return them.
+    columns: tuple = ()
 
 
 @dataclasses.dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from linbandits import catalogue
+from linbandits import catalogue, user_algorithm_checks, user_algorithms
 from linbandits.errors import UserError
 from linbandits.experiments import experiments, study_sections
 from linbandits.options import parse_options
@@ -22,9 +22,11 @@ STUDIES_DIR = Path(__file__).parent / "studies"
 
 def check_config(config) -> None:
     """Checks the schema cannot express: names that must exist elsewhere."""
-    algorithm_names = catalogue.algorithm_names()
     families = set(catalogue.family_names())
     exps = experiments(config)
+    # [user algorithms, issue 37] the user's classes checked first; their names join the known ones
+    user_algorithm_checks.check_config(config, exps)
+    algorithm_names = catalogue.algorithm_names() + list(user_algorithms.declared(config))
     for exp in exps.values():
         external = set(catalogue.studies()[exp.study].external_instances)
         for algo in exp.algorithms:

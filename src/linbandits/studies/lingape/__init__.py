@@ -30,4 +30,5 @@ STUDY = Study(
         "lingape_yahoo": ExternalInstance(command=f"{_P}.yahoo:instance_command",
                                           inputs=f"{_P}.yahoo:instance_inputs"),
     },
+    columns=("recommended", "correct", "stopping_time"),   # what its products read; a user's algorithm returns them (issue 37)
 )

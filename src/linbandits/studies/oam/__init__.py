@@ -24,4 +24,5 @@ STUDY = Study(
     curves=True,
     products=f"{_P}.products:products",
     panel_lists=("overlay",),   # switch runs drawn on the same panel
+    columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
 )

@@ -29,6 +29,7 @@ STUDY = Study(
         "opkb-tune": ("linbandits.studies.opkb.tuning:main_point", "opkb: one tuning grid point on every Env 1 seed"),
     },
     products="linbandits.studies.opkb.products:products",
+    columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
     curves=True,
     panel_lists=("dashed",),    # experiments drawn dashed in the same panel
     run_sweeps=("seed",),       # one instance drawn per run, as the authors did

@@ -33,4 +33,5 @@ STUDY = Study(
         "yahoo": ExternalInstance(command=f"{_P}.yahoo:instance_command", inputs=f"{_P}.yahoo:instance_inputs",
                                   also_builds=("data/processed/r6a_qc.json",)),
     },
+    columns=("recommended", "correct"),   # what its products read; a user's algorithm returns them (issue 37)
 )

@@ -15,4 +15,5 @@ STUDY = Study(
     families={"swucb_sinusoid": f"{_S}.instances:swucb_sinusoid"},
     products=f"{_S}.products:products",
     panel_lists=("also",),      # further experiments drawn in the same panel
+    columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
 )
