@@ -18,7 +18,14 @@ def test_mappings_merge_key_by_key_and_other_values_replace():
     assert merged == {"a": 1, "m": {"x": 1, "y": {"p": 1, "q": 5}, "z": 3}, "l": [9], "b": 2}
     assert list(merged) == ["a", "m", "l", "b"]            # the defaults' order first
     assert base == {"a": 1, "m": {"x": 1, "y": {"p": 1, "q": 2}}, "l": [1, 2, 3]}   # inputs untouched
-    assert deep_merge({"m": {"x": 1}}, {"m": None}) == {"m": None}   # a non-mapping replaces a mapping
+    assert deep_merge({"m": {"x": 1}}, {"m": 2}) == {"m": 2}         # a non-mapping replaces a mapping
+
+
+def test_a_key_set_to_null_is_removed():
+    """The one way to drop a default experiment or figure: `experiments: {soare_period: null}`."""
+    base = {"experiments": {"a": {"trials": 1}, "b": {"trials": 2}}, "figures": {"f": {}}}
+    merged = deep_merge(base, {"experiments": {"b": None, "c": {"trials": 3}}, "figures": None, "gone": None})
+    assert merged == {"experiments": {"a": {"trials": 1}, "c": {"trials": 3}}}
 
 
 def test_a_section_overrides_one_key_and_keeps_the_rest():
@@ -71,3 +78,15 @@ def test_a_shallow_merge_would_lose_the_defaults(monkeypatch):
     monkeypatch.setattr(study_config, "deep_merge", lambda base, over: {**base, **over})
     with pytest.raises(KeyError, match="instance"):     # oam_bounded kept only its trials
         test_a_section_overrides_one_key_and_keeps_the_rest()
+
+
+def test_a_snapshot_is_read_as_it_is():
+    """results/<study>/config.yaml is merged already (`study_defaults: merged`): merging it again would
+    put back what the user's config removed (an experiment set to null)."""
+    user = {"seed": 1, "studies": {"oam": {"experiments": {"oam_fixed_u01": None}}}}
+    merged = with_study_defaults(user, add=[])
+    assert "oam_fixed_u01" not in merged["studies"]["oam"]["experiments"]
+    snapshot = {**merged, "study_defaults": study_config.MERGED}
+    assert with_study_defaults(snapshot) == snapshot
+    again = with_study_defaults({**merged, "study_defaults": "published"}, add=[])      # the planted re-merge
+    assert "oam_fixed_u01" in again["studies"]["oam"]["experiments"]

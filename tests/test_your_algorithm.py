@@ -25,9 +25,10 @@ import numpy as np
 import pytest
 import yaml
 
-from linbandits import experiments, jobs, user_algorithms
+from linbandits import catalogue, experiments, jobs, user_algorithms
 from linbandits.claims import comparison
 from linbandits.errors import UserError
+from linbandits.study_config import read_config
 from linbandits.validation import validate_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,7 +104,7 @@ def user_file(tmp_path_factory):
 
 
 def test_config(extra=None, **more) -> dict:
-    config = yaml.safe_load(TEST_CONFIG.read_text())
+    config = read_config(TEST_CONFIG)
     if extra is not None:
         config["extra_algorithms"] = extra
     config.update(more)
@@ -368,12 +369,13 @@ def test_holm_steps_down():
 def small_config(workdir: Path, extra: dict) -> Path:
     """.test's P1-RAGE slice: soare_sto (T = 10 and 1010, 120 runs) and malicious, two figures."""
     config = yaml.safe_load(TEST_CONFIG.read_text())
-    p1 = config["studies"]["p1rage"]
-    p1["experiments"] = {k: v for k, v in p1["experiments"].items() if k in ("soare_sto", "malicious")}
-    p1["experiments"]["soare_sto"].update(values=[10, 1010], trials=120)
-    p1["switches"], p1["external_instances"] = [], []
-    p1["figures"] = {k: v for k, v in p1["figures"].items() if k in ("fig2a_soare_sto", "fig4_malicious")}
-    config["studies"] = {"p1rage": p1}
+    p1 = read_config(TEST_CONFIG)["studies"]["p1rage"]
+    # null drops a default experiment or figure (linbandits.study_config.deep_merge)
+    experiments = {k: None for k in p1["experiments"] if k not in ("soare_sto", "malicious")}
+    experiments["soare_sto"] = {"values": [10, 1010], "trials": 120}
+    figures = {k: None for k in p1["figures"] if k not in ("fig2a_soare_sto", "fig4_malicious")}
+    config["studies"] = {"p1rage": {"experiments": experiments, "figures": figures, "switches": []},
+                         **{s: {"enabled": False} for s in catalogue.studies() if s != "p1rage"}}
     config["extra_algorithms"] = extra
     (workdir / "config").mkdir(parents=True, exist_ok=True)
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))

@@ -4,7 +4,7 @@ Each study folder holds its default section: `studies/<study>/config.yaml` (the 
 protocol) and `studies/<study>/config.test.yaml` (the tiny CI section, read instead when the
 config says `study_defaults: test`). The user's `config/config.yaml` keeps the top-level keys and,
 per study, only what it changes; `with_study_defaults` deep-merges the user's section over the
-study's defaults (mappings merge key by key, any other value replaces) before the config is
+study's defaults (mappings merge key by key, a key set to null is removed, any other value replaces) before the config is
 validated. A study the user's config does not name is included with its defaults (which enable
 it), after the named ones in alphabetical order. The workflow (rules/common.smk) and
 `linbandits products --config` both read configs through here, so they see the same sections.
@@ -20,15 +20,23 @@ from linbandits.yamlfile import read_yaml
 
 # study_defaults: which file of the study folder holds its defaults
 DEFAULTS_FILES = {"published": "config.yaml", "test": "config.test.yaml"}
+# A run's snapshot (results/<study>/config.yaml) says `study_defaults: merged`: its sections are merged
+# already and are read as they are (merging again would restore what the user's config removed).
+MERGED = "merged"
 
 
 def deep_merge(base, over):
-    """`over` on top of `base`: mappings merge key by key (base's key order first), anything else replaces."""
+    """`over` on top of `base`: mappings merge key by key (base's key order first), a key set to null
+    (None) in `over` is removed (the one way to drop, e.g., an experiment or a figure of the defaults),
+    anything else replaces."""
     if not (isinstance(base, dict) and isinstance(over, dict)):
         return copy.deepcopy(over)
     out = copy.deepcopy(base)
     for key, value in over.items():
-        out[key] = deep_merge(base[key], value) if key in base else copy.deepcopy(value)
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = deep_merge(base[key], value) if key in base else copy.deepcopy(value)
     return out
 
 
@@ -57,13 +65,16 @@ def study_defaults(study: str, which: str = "published") -> dict | None:
 
 
 def with_study_defaults(config: dict, add=None) -> dict:
-    """The config with every study section merged over its study's defaults.
+    """The config with every study section merged over its study's defaults (a snapshot, marked
+    `study_defaults: merged`, as it is).
 
     `add`: the studies to include with their defaults where the config does not name them (None:
     every study found). The user's file is not checked here: a section that is not a mapping is
     left as is, for the schema to name."""
     config = dict(config)
     which = config.get("study_defaults", "published")
+    if which == MERGED:
+        return config
     user = config.get("studies")
     if user is None:
         user = {}

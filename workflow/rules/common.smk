@@ -70,6 +70,7 @@ def study_snapshot(study):
 def study_config_text(study):
     """The config a study's products are made from: every top-level key and this study's section."""
     top = {k: v for k, v in config.items() if k != "studies"}
+    top["study_defaults"] = study_config.MERGED  # read as it is, not merged again
     return yaml.safe_dump(
         {**top, "studies": {study: config["studies"][study]}}, sort_keys=False
     )
