@@ -160,7 +160,7 @@ def test_numpy_cholesky_is_numpys_and_the_fallback_gives_the_same_leverages(monk
     P = np.random.default_rng(7).random(130)
     P /= P.sum()
     fast = designs.leverages(Phi, P, 0.01)
-    monkeypatch.setattr(blas, "_cholesky", False)            # as where numpy's routine is not found
+    monkeypatch.setattr(kernels, "_cholesky", False)            # as where numpy's routine is not found
     assert same(designs.leverages(Phi, P, 0.01), fast)
     # planted: a routine one unit in the last place off, or the upper-triangle algorithm, is refused.
     # (Scipy's own dpotrf is not a reliable plant: with OPENBLAS_CORETYPE set, as on these machines,
