@@ -25,7 +25,7 @@ ALLOWED = ("src/linbandits/studies/{s}/*", "tests/{s}/*", "docs/{s}.md", "docs/p
            "benchmarks/bench_{s}.py")
 # The study-generic tests, run in the copy with the toy study added.
 GENERIC_TESTS = ("tests/test_catalogue.py", "tests/test_schema_keys_are_read.py", "tests/test_study_config.py",
-                 "tests/test_study_declarations.py")
+                 "tests/test_study_declarations.py", "tests/test_study_layout.py")
 
 
 def allowed(rel: str, study: str) -> bool:
@@ -84,11 +84,13 @@ def test_toy_study_runs_through_the_pipeline_without_touching_another_file(tmp_p
     shutil.copy2(REPO / ".test/config/config.yaml", work / "config/config.yaml")   # it does not name the toy
     snakefile = copy / "workflow" / "Snakefile"
     planned = planned_jobs(work, snakefile=snakefile, env=env)      # in the default target
-    assert {"toy_accuracy", "toy_claims", "runs_toy_accuracy", "simulate_toy_accuracy"} <= set(planned)
+    assert {"toy_accuracy", "toy_accuracy_bars", "toy_claims", "runs_toy_accuracy",
+            "simulate_toy_accuracy"} <= set(planned)
     assert {"p1rage_claims", "oam_claims"} <= set(planned)          # beside the five studies
     snakemake(work, "--cores", "1", "toy", snakefile=snakefile, env=env)
     table = (work / "results/toy/tables/accuracy.csv").read_text().splitlines()
     assert table[0] == "algorithm,n_runs,accuracy" and table[1].startswith("Toy-Uniform,25,")   # its tiny section
+    assert (work / "figures/toy/accuracy_bars.pdf").stat().st_size and (work / "figures/toy/accuracy_bars.png").exists()
     claims = json.loads((work / "results/toy/claims.json").read_text())
     assert claims["study"] == "toy" and claims["claims"][0]["verdict"] == "holds"
     assert len(list((work / "results/toy/raw/toy_accuracy/single/Toy-Uniform").glob("chunk*.csv"))) == 2
