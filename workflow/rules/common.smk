@@ -71,6 +71,9 @@ def study_config_text(study):
     """The config a study's products are made from: every top-level key and this study's section."""
     top = {k: v for k, v in config.items() if k != "studies"}
     top["study_defaults"] = study_config.MERGED  # read as it is, not merged again
+    # only this study's own algorithms: a user's algorithm for one study leaves the others' products be
+    extra = config.get("extra_algorithms") or {}
+    top["extra_algorithms"] = {study: extra[study]} if extra.get(study) else {}
     return yaml.safe_dump(
         {**top, "studies": {study: config["studies"][study]}}, sort_keys=False
     )
