@@ -65,11 +65,15 @@ def gaps(Phi, rounds, inverses):
     return R.max() - R
 
 
-def opkb_oracle(instance, options, seed, trial, adaptive):
-    """(arm of every round, regret of every round, restarts)."""
+def opkb_oracle(instance, options, seed, trial, adaptive, network=None):
+    """(arm of every round, regret of every round, restarts).
+
+    network: OPNN's (opkb_neural_oracle.PlainNetwork): the features are the network's, and at the end
+    of every complete block (with options["steps"] > 0) it is trained on the epoch's rounds and
+    everything computed from the features is computed again (opkb_neural_oracle's docstring)."""
     o = options
     T, N = instance.T, instance.N
-    Phi = rbf_features(instance.arms, o["rbf_length"])
+    Phi = rbf_features(instance.arms, o["rbf_length"]) if network is None else network.features(instance.arms)
     lam = o["sigma"] / T
     pi = d_design(Phi, lam)
     gamma_T = 0.5 * np.linalg.slogdet(np.eye(N) + (T / o["sigma"]) * Phi.T @ np.diag(pi) @ Phi)[1]
@@ -92,7 +96,7 @@ def opkb_oracle(instance, options, seed, trial, adaptive):
     new_epoch = True
     for t in range(1, T + 1):
         if new_epoch:
-            strategies, inverses, block_gaps, history = [pi], [s_inverse(Phi, pi, lam)], {}, []
+            strategies, inverses, block_gaps, block_ends, history = [pi], [s_inverse(Phi, pi, lam)], {}, {}, []
             j, block_start, coins = 0, t, {}
             new_epoch = False
         offset = t - block_start
@@ -127,7 +131,16 @@ def opkb_oracle(instance, options, seed, trial, adaptive):
                 new_epoch = True
                 continue
         if offset + 1 == E * 2 ** j:
-            block_gaps[j] = gaps(Phi, history, inverses)
+            block_ends[j] = len(history)
+            if network is not None and o["steps"] > 0:
+                network.train(instance.arms, [a for _, a, _ in history], [y for _, _, y in history])
+                Phi = network.features(instance.arms)
+                pi = d_design(Phi, lam)
+                inverses = [s_inverse(Phi, P, lam) for P in strategies]
+                for k, end in block_ends.items():
+                    block_gaps[k] = gaps(Phi, history[:end], inverses)
+            else:
+                block_gaps[j] = gaps(Phi, history, inverses)
             j += 1
             D = block_gaps[j - 1]
             p_star = solve_op(Phi, D, beta(j), lam)
