@@ -8,8 +8,8 @@ gradient steps on the loss as the spec writes it, a sum over the epoch's rounds,
 
 with the gradient from the explicit N x p Jacobian of g (no per-layer Gram identity, no per-arm means),
 and the features become Phi = cholesky(J J^T). After new features: pi(X) again, every stored strategy's
-S(P)^-1 and every stored block's gaps again (on the rounds up to that block's end), as the spec's
-"the features change, so does everything computed from them". E, gamma_T and alpha stay those of the
+S(P)^-1 and every stored block's gaps again (on the rounds up to that block's end): whatever was
+computed from the old features is computed from the new ones. E, gamma_T and alpha stay those of the
 initial network (the code computes them once). It reads the product's random streams (noise, arm and
 schedule uniforms, the network's initial weights) and uses the product's design solvers, which are
 tested on their own.

@@ -41,7 +41,6 @@ def noisy(mean, u, sd, kind):
 
 
 def draw(P, u):
-    total = 0.0
     cdf = np.cumsum(P)
     for a in range(len(P)):
         if cdf[a] > u * cdf[-1]:
