@@ -15,9 +15,8 @@ start-up, imports, instance loading, design warm-up), and each algorithm's
 share of the study's simulate CPU. The whole run's wall clock and CPU (every
 process Snakemake started, Snakemake included) come first.
 
-With --cold every run starts as on a fresh machine: an empty numba cache and
-no bytecode (NUMBA_CACHE_DIR and PYTHONPYCACHEPREFIX point at new empty
-directories), as after a fresh checkout. Every run logs numba's compilations
+With --cold every run starts as on a fresh machine: an empty numba cache
+(NUMBA_CACHE_DIR points at a new empty directory), as after a fresh checkout. Every run logs numba's compilations
 (linbandits.compile_log): a last table gives, per kernel, the jobs that compiled
 it and the seconds they spent (a warm run should compile nothing).
 
@@ -66,8 +65,9 @@ def run(workdir: Path, args) -> tuple[float, float, float]:
         cmd += ["--scheduler", args.scheduler]
     env = dict(os.environ, LINBANDITS_COMPILE_LOG=str(workdir / COMPILE_LOG))
     if args.cold:
-        env.update(NUMBA_CACHE_DIR=str(workdir / "cold-cache" / "numba"),
-                   PYTHONPYCACHEPREFIX=str(workdir / "cold-cache" / "pycache"))
+        # numba's cache only: a bytecode prefix would also recompile numpy's, scipy's and matplotlib's
+        # bytecode, which pip wrote at install time on a fresh machine too
+        env.update(NUMBA_CACHE_DIR=str(workdir / "cold-cache" / "numba"))
     cpu0, t0 = children_cpu(), time.perf_counter()
     with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
         proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, text=True, env=env)
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", type=Path, help="run here (must not exist); default: a temporary directory")
     parser.add_argument("--keep", action="store_true", help="keep the temporary working directory")
     parser.add_argument("--cold", action="store_true",
-                        help="every run with an empty numba cache and no bytecode, as on a fresh machine")
+                        help="every run with an empty numba cache, as on a fresh machine")
     parser.add_argument("--repeat", type=int, default=1, help="run N times, each from empty results (min / median / max)")
     parser.add_argument("--report-only", type=Path, metavar="DIR",
                         help="run nothing: account for the run kept in DIR (its jobs' times; no whole-run clock)")
