@@ -455,6 +455,9 @@ def test_a_user_series_is_drawn_in_the_user_style(example_run, monkeypatch):
         return []
 
     drawn_figures(example_run, monkeypatch, "p1rage", record)
+    # the equal twin's curve lies on G-BAI's, and its legend entry says so
+    assert "Twin (on G-BAI)" in styles
+    styles = {label.split(" (on ")[0]: style for label, style in styles.items()}
     assert styles.get("Uniform") == plotting.USER_STYLE                     # the first declared: a black star
     assert [styles.get(n) for n in ("Twin", "Guess")] == [(plotting.USER_COLOUR, m) for m in plotting.USER_MARKERS[1:3]]
     assert styles.get("G-BAI", (None,))[0] not in (None, plotting.USER_COLOUR)

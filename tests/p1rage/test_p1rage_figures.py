@@ -105,6 +105,13 @@ def test_legend_mentions_floor_only_when_zeros_exist(curves_table):
     assert ZERO_FLOOR_LABEL not in legend_texts(build_figure("curves", no_zero, "t", "s"))
 
 
+def test_a_curve_drawn_over_another_says_so_in_the_legend():
+    """Two algorithms with the same error at every x draw one curve: the later one's legend entry names the
+    earlier, else it points at nothing visible (a user's equal twin of G-BAI, issue 37)."""
+    table = make_table({"G-BAI": [20, 25, 30, 40], "Peace": [20, 25, 30, 40], "P1-RAGE": [20, 25, 30, 41]}, XS)
+    assert legend_texts(build_figure("curves", table, "t", "s"))[:3] == ["G-BAI", "P1-RAGE", "Peace (on G-BAI)"]
+
+
 # ------------------------------------------------------------------ other panels
 
 def test_gap_panel_under_curves(curves_table):

@@ -82,6 +82,7 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
         no_errors_panel(table, ax, xlabel, logx)
         return
     any_zero = False
+    drawn = {}
     for algorithm in _algorithms(table):
         rows = _series(table, algorithm)
         colour, marker = algorithm_style(algorithm)
@@ -92,7 +93,11 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
         low = np.maximum(rows["ci95_low"].to_numpy(float), floor)
         high = np.maximum(rows["ci95_high"].to_numpy(float), floor)
         ax.fill_between(x, low, high, color=colour, alpha=0.15, linewidth=0)
-        ax.plot(x, y, color=colour, marker=marker, label=algorithm,
+        # a curve drawn exactly over an earlier one is named so, or its legend entry points at nothing visible
+        twin = next((other for other, (ox, oy) in drawn.items() if np.array_equal(ox, x) and np.array_equal(oy, y)),
+                    None)
+        drawn[algorithm] = (x, y)
+        ax.plot(x, y, color=colour, marker=marker, label=algorithm if twin is None else f"{algorithm} (on {twin})",
                 markevery=list(np.flatnonzero(~zero)), gid=f"curve:{algorithm}")
         if zero.any():
             any_zero = True
