@@ -9,6 +9,7 @@ from numba import njit
 
 from linbandits.errors import UserError
 from linbandits.studies.oam.algorithms.base import OamAlgorithm
+from linbandits.studies.oam.kernels import sherman_morrison
 
 
 @njit(cache=True)
@@ -51,17 +52,7 @@ def lints_run(actions, contexts, noise, theta, true_gaps, normals, v):
             y += x[i] * theta[i]
         for i in range(d):
             bvec[i] += x[i] * y
-        for i in range(d):
-            acc = 0.0
-            for j in range(d):
-                acc += Binv[i, j] * x[j]
-            gx[i] = acc
-        denom = 1.0
-        for i in range(d):
-            denom += x[i] * gx[i]
-        for i in range(d):
-            for j in range(d):
-                Binv[i, j] -= gx[i] * gx[j] / denom
+        sherman_morrison(Binv, x, gx)
         arms[t] = k
         total += true_gaps[m, k]
         cum[t] = total

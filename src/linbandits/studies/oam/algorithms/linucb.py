@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from linbandits.studies.oam.algorithms.base import OamAlgorithm
-from linbandits.studies.oam.allocation import RANK_TOL
+from linbandits.studies.oam.kernels import raise_rank, sherman_morrison
 
 WIDTHS = ("oful", "fwidth")
 
@@ -37,19 +37,7 @@ def linucb_run(actions, contexts, noise, theta, true_gaps, fwidth, log_n, f_cons
     for t in range(n):
         m = contexts[t]
         if rank < d:
-            k = 0
-            for j in range(K):
-                x = actions[m, j]
-                r = x.copy()
-                for i in range(rank):
-                    r -= np.dot(Q[i], x) * Q[i]
-                nr = np.sqrt(np.dot(r, r))
-                nx = np.sqrt(np.dot(x, x))
-                if nx > 0.0 and nr > RANK_TOL * nx:
-                    k = j
-                    Q[rank] = r / nr
-                    rank += 1
-                    break
+            k, rank = raise_rank(actions[m], Q, rank)
             counts[0] += 1
         else:
             for i in range(d):
@@ -83,17 +71,7 @@ def linucb_run(actions, contexts, noise, theta, true_gaps, fwidth, log_n, f_cons
             for j in range(d):
                 V[i, j] += x[i] * x[j]
         if rank == d and (not fwidth or counts[0] < t + 1):
-            for i in range(d):
-                acc = 0.0
-                for j in range(d):
-                    acc += Vinv[i, j] * x[j]
-                gx[i] = acc
-            denom = 1.0
-            for i in range(d):
-                denom += x[i] * gx[i]
-            for i in range(d):
-                for j in range(d):
-                    Vinv[i, j] -= gx[i] * gx[j] / denom
+            denom = sherman_morrison(Vinv, x, gx)
             logdet += math.log(denom)
         elif rank == d:
             Vinv = np.linalg.inv(V)     # the initialisation just made V invertible

@@ -15,8 +15,9 @@ from numba import njit, objmode
 
 from linbandits.errors import UserError
 from linbandits.studies.oam.algorithms.base import OamAlgorithm
-from linbandits.studies.oam.allocation import (GAP_TOL, RANK_TOL, TIE_TOL, allocate, closed_form,
-                                               complement_basis, first_occurrence)
+from linbandits.studies.oam.allocation import (GAP_TOL, TIE_TOL, allocate, closed_form, complement_basis,
+                                               first_occurrence)
+from linbandits.studies.oam.kernels import raise_rank, sherman_morrison
 
 SCHEDULES = ("constant", "loglog")
 COUNTERS = ("initialisation", "exploit", "explore_b1", "forced_b2", "wasted", "solves", "sdp_solves")
@@ -100,19 +101,7 @@ def oam_run(actions, first, vec_id, n_vec, contexts, noise, theta, true_gaps, fn
         m = contexts[t]
         if rank < d:
             # Initialisation: the first arm that raises rank G, else the first arm.
-            k = 0
-            for j in range(K):
-                x = actions[m, j]
-                r = x.copy()
-                for i in range(rank):
-                    r -= np.dot(Q[i], x) * Q[i]
-                nr = np.sqrt(np.dot(r, r))
-                nx = np.sqrt(np.dot(x, x))
-                if nx > 0.0 and nr > RANK_TOL * nx:
-                    k = j
-                    Q[rank] = r / nr
-                    rank += 1
-                    break
+            k, rank = raise_rank(actions[m], Q, rank)
             counts[0] += 1
         else:
             for i in range(d):
@@ -206,17 +195,7 @@ def oam_run(actions, first, vec_id, n_vec, contexts, noise, theta, true_gaps, fn
             for j in range(d):
                 G[i, j] += x[i] * x[j]
         if rank == d and detG > 0.0:
-            for i in range(d):
-                acc = 0.0
-                for j in range(d):
-                    acc += Ginv[i, j] * x[j]
-                gx[i] = acc
-            denom = 1.0
-            for i in range(d):
-                denom += x[i] * gx[i]
-            for i in range(d):
-                for j in range(d):
-                    Ginv[i, j] -= gx[i] * gx[j] / denom
+            denom = sherman_morrison(Ginv, x, gx)
             detG *= denom
         elif rank == d:
             Ginv = np.linalg.inv(G)
