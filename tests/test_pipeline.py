@@ -89,6 +89,19 @@ def test_disabled_study_is_left_out_of_the_default_target(tmp_path, make_workdir
     assert planned_jobs(work) == {"overview": 1, "all": 1}
 
 
+def test_disabled_study_is_left_out_of_the_opt_in_targets(tmp_path, make_workdir, planned_jobs):
+    """`robustness` with only OPKB enabled plans OPKB's switch runs and no other study's jobs (the
+    published sections: the tiny .test ones have no opt-in switch runs)."""
+    studies = {s: {"enabled": s == "opkb"} for s in config_of(make_workdir(tmp_path / "probe"))["studies"]}
+    work = make_workdir(tmp_path / "opkb_only", study_defaults="published", studies=studies)
+    config = config_of(work)
+    jobs = planned_jobs(work, "robustness")
+    assert jobs.get("opkb_robustness") == 1
+    foreign = {r for r in jobs if r not in SHARED_RULES and r != "robustness"
+               and not r.startswith("opkb_") and rule_study(r, config) != "opkb"}
+    assert not foreign, f"robustness with only opkb enabled plans other studies' rules: {foreign}"
+
+
 def test_config_typo_is_one_clear_message(tmp_path, make_workdir, snakemake):
     work = make_workdir(tmp_path / "typo")
     out = snakemake(work, "-n", "--cores", "1", "--config", "chunk_sise=5", check=False)

@@ -152,7 +152,10 @@ for _study in PRODUCT_STUDIES:
                 "--config {input.config} > {log} 2>&1"
 
         if _p.target:
-            OPT_IN_TARGETS.setdefault(_p.target, []).extend(_p.outputs)
+            # an opt-in target, like the default one, builds only what the enabled studies name
+            OPT_IN_TARGETS.setdefault(_p.target, []).extend(
+                _p.outputs if _study in ENABLED_STUDIES else []
+            )
         else:
             STUDY_TARGETS[_study] += _p.outputs
 
