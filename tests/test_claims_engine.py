@@ -606,3 +606,53 @@ def test_flip_of_a_margin_names_the_margin_that_would_flip_it():
     assert j["verdict"] == HOLDS and j["flip"]["text"] == "holds for any margin of at least 0.0196"
     j = flip(0.2, {"not_greater": 0.0, "margin": 0.05})           # beyond: [0.18, 0.22]
     assert j["verdict"] == FAILS_TO_HOLD and j["flip"]["text"] == "does not hold for any margin below 0.1804"
+
+
+# ---------------------------------------------------------------- best of two groups (OPKB's C8)
+
+def _equal_grids(worlds, n_a, n_b, seeds=25, shift=0.0):
+    """Tuning-grid worlds: every point of A and of B has the same true mean (A's shifted by `shift`), each
+    seed's instance moves every point alike, and each point adds its own noise on each seed."""
+    rng = np.random.default_rng(7)
+    for _ in range(worlds):
+        common = rng.normal(0, 300, seeds)
+        yield (1000 + shift + common + rng.normal(0, 10, (n_a, seeds)),
+               1000 + common + rng.normal(0, 10, (n_b, seeds)))
+
+
+def _chosen_on_the_judged_seeds(a_rows, b_rows, n_select, alpha):
+    """The planted bug (C8's first estimator): each group's best point chosen on every seed, then a
+    paired t on those same seeds."""
+    a, b = np.asarray(a_rows, float), np.asarray(b_rows, float)
+    i, j = int(a.mean(axis=1).argmin()), int(b.mean(axis=1).argmin())
+    return est.mean_difference(a[i], b[j], alpha, paired=True), i, j
+
+
+@pytest.mark.parametrize("n_a, n_b", [(1, 300), (300, 1), (130, 910)])
+def test_best_of_groups_keeps_its_level_when_every_point_is_equal(n_a, n_b):
+    worlds, alpha = 300, 0.025
+    ends = [est.best_of_groups_difference(a, b, 12, alpha)[0] for a, b in _equal_grids(worlds, n_a, n_b)]
+    # each side's false verdict at most its level (5% allows the binomial spread of 300 worlds at 2.5%)
+    assert sum(e.low > 0 for e in ends) <= 0.05 * worlds
+    assert sum(e.high < 0 for e in ends) <= 0.05 * worlds
+    assert all(e.low <= e.value <= e.high for e in ends)
+
+
+def test_planted_choice_on_the_judged_seeds_is_caught():
+    """Choosing each group's best point on the seeds that judge it: one point against 300 equal ones then
+    reads "the 300 are better" far above the level, which the size check above must see."""
+    worlds = 300
+    false = sum(_chosen_on_the_judged_seeds(a, b, 12, 0.025)[0].low > 0 for a, b in _equal_grids(worlds, 1, 300))
+    assert false > 0.05 * worlds
+
+
+def test_best_of_groups_finds_a_better_group_and_names_its_points():
+    # A's points 40 lower than B's (paired noise sd 10 per point and seed): shown on 13 judged seeds
+    shown = 0
+    for a, b in _equal_grids(50, 5, 200, shift=-40.0):
+        e, i, j = est.best_of_groups_difference(a, b, 12, 0.025)
+        shown += e.high < 0
+        assert i == int(a[:, :12].mean(axis=1).argmin()) and j == int(b[:, :12].mean(axis=1).argmin())
+    assert shown >= 45
+    e, _, _ = est.best_of_groups_difference(np.ones((2, 3)), np.ones((3, 3)), 2, 0.025)
+    assert (e.low, e.high) == (-math.inf, math.inf)     # one judged seed: no interval

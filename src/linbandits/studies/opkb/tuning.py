@@ -70,12 +70,17 @@ def main_point(argv=None) -> int:
     return 0
 
 
+def varied_options(options: dict) -> dict:
+    """A grid point's options without those no grid varies (the experiment's noise, kernel and delta)."""
+    return {k: v for k, v in options.items() if k not in ("noise", "rbf_length", "delta")}
+
+
 def write_tuning_table(points, table_paths, json_path) -> None:
     """The grid's table (every point, best first per algorithm) and the best point of each algorithm."""
     rows = []
     for path in points:
         data = json.loads(open(path, encoding="utf-8").read())
-        varied = {k: v for k, v in data["options"].items() if k not in ("noise", "rbf_length", "delta")}
+        varied = varied_options(data["options"])
         rows.append({"algorithm": data["algorithm"], "options": json.dumps(varied, sort_keys=True),
                      "n_runs": len(data["regrets"]), "mean_regret": data["mean"], "se": data["se"], **varied})
     table = pd.DataFrame(rows).sort_values(["algorithm", "mean_regret"], kind="stable", ignore_index=True)
