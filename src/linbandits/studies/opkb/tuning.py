@@ -14,14 +14,12 @@ import itertools
 import json
 
 import numpy as np
-import pandas as pd
 
 from linbandits.atomic import write_text_atomic
 from linbandits.catalogue import make_algorithm
 from linbandits.cli import parse_pairs
 from linbandits.errors import UserError
 from linbandits.problems import load_instance_file
-from linbandits.tables import write_table
 
 
 def valid(options: dict) -> bool:
@@ -83,6 +81,10 @@ def write_tuning_table(points, table_paths, json_path) -> None:
         varied = varied_options(data["options"])
         rows.append({"algorithm": data["algorithm"], "options": json.dumps(varied, sort_keys=True),
                      "n_runs": len(data["regrets"]), "mean_regret": data["mean"], "se": data["se"], **varied})
+    import pandas as pd     # here, not at the top: each of the ~1,800 point jobs would import it for nothing
+
+    from linbandits.tables import write_table
+
     table = pd.DataFrame(rows).sort_values(["algorithm", "mean_regret"], kind="stable", ignore_index=True)
     best = {a: json.loads(t.iloc[0]["options"]) | {"mean_regret": float(t.iloc[0]["mean_regret"])}
             for a, t in table.groupby("algorithm", sort=True)}
