@@ -596,6 +596,30 @@ def test_an_informative_switch_run_still_decides_robustness():
     assert rob["status"] == "depends" and rob["no_information"] == []
 
 
+def test_each_switch_run_prints_the_intervals_its_verdict_reads():
+    """A switch run's verdict and the default's on the same runs are printed beside their intervals, and
+    neither contradicts its interval."""
+    from linbandits.claims import report
+
+    rob = switch_verdicts({"A": 40, "B": 5})
+    (run,) = rob["runs"]
+    for verdict, (interval,) in ((run["verdict"], run["intervals"]), (run["default_on_same_settings"],
+                                                                     run["default_intervals"])):
+        low, high = (float(x) for x in interval.split("[")[1].rstrip("]").split(","))
+        assert {HOLDS: high < 0, FAILS_TO_HOLD: low > 0, INCONCLUSIVE: low <= 0 <= high}[verdict], (verdict, interval)
+    assert run["verdict"] == FAILS_TO_HOLD and run["default_on_same_settings"] == HOLDS
+    line = [x for x in report.render_markdown([{**_record_for_markdown(), "robustness": {**rob, "text": "t"}}],
+                                                "t", (), ()).splitlines() if x.startswith("- pca = shared")][0]
+    assert f"{FAILS_TO_HOLD} ({run['intervals'][0]})" in line and f"{HOLDS} ({run['default_intervals'][0]})" in line
+
+
+def _record_for_markdown():
+    from linbandits.claims import report
+
+    claim = {"id": "c", "quote": "q", "parts": [{"quantity": "v", "experiment": "e", "less": 0}]}
+    return report.judge_claims([claim], Fake({"e": {"single": {}}}), {"v": lambda *_: (normal_estimate(-1.0, 0.1), "v")})[0]
+
+
 def test_flip_of_a_margin_names_the_margin_that_would_flip_it():
     def flip(mean, relation):
         claim = {"id": "c", "quote": "q", "parts": [{"quantity": "v", "experiment": "e", **relation}]}

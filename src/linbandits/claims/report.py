@@ -130,9 +130,12 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
             keep = {base: set(switched.settings(base)) for base in replacements}
             fewer = {base: evidence.trials(sw) for base, (sw, _) in replacements.items()
                      if evidence.trials(sw) < evidence.trials(base)}
-            verdict = measured(judge(claim, switched, quantities, level))
-            same = measured(judge(claim, Restricted(evidence, keep, fewer), quantities, level))
+            on_switch = judge(claim, switched, quantities, level)
+            on_default = judge(claim, Restricted(evidence, keep, fewer), quantities, level)
+            verdict, same = measured(on_switch), measured(on_default)
             runs.append({"choice": choice, "value": value, "verdict": verdict, "default_on_same_settings": same,
+                         # each part's estimate and simultaneous interval, so that a verdict is read beside them
+                         "intervals": _part_intervals(on_switch), "default_intervals": _part_intervals(on_default),
                          "experiments": sorted(sw for sw, _ in replacements.values()),
                          "fewer_runs": [f"{n} runs, not {evidence.trials(base)}" for base, n in fewer.items()],
                          "informative": switched.informative() or not compares_series(claim)})
@@ -153,6 +156,15 @@ def robustness(claim: dict, evidence, quantities: dict, switches: list[dict], de
         status = UNTESTED
     return {"status": status, "choices": choices, "untested": untested, "runs": runs,
             "no_information": [f"{r['choice']} = {r['value']}" for r in silent]}
+
+
+def _part_intervals(judged: dict) -> list[str]:
+    """'estimate [low, high]' of every part of a judged claim (a part not run says why), after the part's
+    short label ('R_A(T) - R_B(T)') when there are several."""
+    records = _records(judged["tree"])
+    if len(records) == 1:
+        return [_interval(records[0])]
+    return [f"{r['label'].split(' (')[0]}: {_interval(r)}" for r in records]
 
 
 def compares_series(claim: dict) -> bool:
@@ -472,14 +484,19 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
                 lines += _parts_table(pub["parts"], "published data")
         lines += [f"Robustness: {r['robustness']['text']}.", ""]
         for run in r["robustness"].get("runs", []):
-            lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}; "
-                         f"default on the same settings and runs: {run['default_on_same_settings']}"
+            lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}"
+                         + _bracketed(run.get("intervals")) + "; default on the same settings and runs: "
+                         + run['default_on_same_settings'] + _bracketed(run.get("default_intervals"))
                          + (f" ({'; '.join(run['fewer_runs'])})" if run.get("fewer_runs") else ""))
         if r["robustness"].get("runs"):
             lines.append("")
     for section in sections:
         lines += [*section, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _bracketed(intervals) -> str:
+    return f" ({'; '.join(intervals)})" if intervals else ""
 
 
 def _parts_table(parts: list[dict], source: str) -> list[str]:
