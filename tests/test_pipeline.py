@@ -6,6 +6,8 @@ conftest.py). Each study's own pipeline checks are in tests/<study>/.
 import json
 from pathlib import Path
 
+import yaml
+
 from linbandits import experiments, products
 from linbandits.claims import VERDICTS, report
 from linbandits.study_config import read_config
@@ -100,6 +102,27 @@ def test_disabled_study_is_left_out_of_the_opt_in_targets(tmp_path, make_workdir
     foreign = {r for r in jobs if r not in SHARED_RULES and r != "robustness"
                and not r.startswith("opkb_") and rule_study(r, config) != "opkb"}
     assert not foreign, f"robustness with only opkb enabled plans other studies' rules: {foreign}"
+
+
+def test_runs_files_do_not_depend_on_settings_per_job(full_run, tmp_path, make_workdir, snakemake, planned_jobs):
+    """One setting a simulate job (`settings_per_job: 1`, as OPKB's width-2048 switch runs its instance
+    seeds): one job per setting and algorithm, and the same runs file as the one job of every setting."""
+    from linbandits import paths
+
+    other = make_workdir(tmp_path / "per_setting")
+    config_path = other / "config" / "config.yaml"
+    raw = yaml.safe_load(config_path.read_text())
+    raw["studies"]["lingape"]["experiments"]["exp1_soare_xy"]["settings_per_job"] = 1
+    config_path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    config = config_of(other)
+    exp = experiments.experiments(config)["exp1_soare_xy"]
+    target = paths.runs_stem(config, exp) + ".npz"
+    jobs = planned_jobs(other, target)
+    parts = {r: n for r, n in jobs.items() if r.startswith("simulate_exp1_soare_xy__part")}
+    assert len(parts) == len(exp.setting_ids()) > 1 and "simulate_exp1_soare_xy" not in jobs
+    assert sum(parts.values()) == len(exp.setting_ids()) * len(exp.algorithms) * len(experiments.chunks(config, exp))
+    snakemake(other, "--cores", "1", target)
+    assert (other / target).read_bytes() == (full_run / target).read_bytes()
 
 
 def test_config_typo_is_one_clear_message(tmp_path, make_workdir, snakemake):

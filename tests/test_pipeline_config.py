@@ -157,6 +157,48 @@ def test_a_bundled_job_runs_the_same_commands_as_the_jobs_it_replaces(config):
             assert (shlex.split(line) == ["batch", *singles]) if len(singles) > 1 else line == singles[0]
 
 
+def job_cells(config, exp, groups) -> list[list[str]]:
+    """The --cell words (instance, seed, output) of each group's simulate job, every algorithm and chunk."""
+    cells = []
+    for settings in groups:
+        for a in exp.algorithms:
+            for chunk in experiments.chunk_names(config, exp):
+                outputs, _, command = jobs.simulate_job(config, exp, False, settings)
+                words = shlex.split(command(types.SimpleNamespace(algorithm=a, chunk=chunk)))
+                got = [words[i + 1:i + 4] for i, w in enumerate(words) if w == "--cell"]
+                assert [c[2] for c in got] == [p.format(algorithm=a, chunk=chunk) for p in outputs["csv"]]
+                cells += got
+    return cells
+
+
+def test_jobs_of_a_few_settings_run_the_cells_of_the_one_job(config):
+    """`settings_per_job` splits an experiment's simulate job by settings: its jobs run exactly the one
+    job's cells (instance, seed, file), each once (the width-2048 switch: one instance seed a job)."""
+    w2048 = experiments.experiments(config)["opkb_env1_neural__w2048"]
+    assert w2048.settings_per_job == 1 and len(experiments.setting_groups(w2048)) == len(w2048.setting_ids())
+    for k in (1, 2, 7, 100):
+        exp = experiments.Experiment(**{**vars_of(experiments.experiments(config)["opkb_env1_neural"]),
+                                        "settings_per_job": k})
+        groups = experiments.setting_groups(exp)
+        assert all(len(g) <= k for g in groups)
+        assert sorted(map(tuple, job_cells(config, exp, groups))) == sorted(map(tuple, job_cells(config, exp, [None])))
+
+
+def test_planted_dropped_group_of_settings_is_caught(config, monkeypatch):
+    exp = experiments.Experiment(**{**vars_of(experiments.experiments(config)["opkb_env1_neural"]),
+                                    "settings_per_job": 7})
+    original = experiments.setting_groups
+    monkeypatch.setattr(experiments, "setting_groups", lambda e: original(e)[:-1])   # the last, short group lost
+    groups = experiments.setting_groups(exp)
+    assert sorted(map(tuple, job_cells(config, exp, groups))) != sorted(map(tuple, job_cells(config, exp, [None])))
+
+
+def vars_of(exp) -> dict:
+    import dataclasses
+
+    return {f.name: getattr(exp, f.name) for f in dataclasses.fields(exp)}
+
+
 def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):
     """Experiments on the same family and settings (switch runs that change an algorithm's options only)
     read the instance file of the first published experiment that has it; each

@@ -30,6 +30,7 @@ class Experiment:
     changes: str = ""
     seed: int | None = None
     chunk_size: int | None = None
+    settings_per_job: int | None = None     # settings of a simulate job (None: all; see setting_groups)
     priority: int = 0
     opt_in: str | None = None     # the opt-in target that builds it (not the default target)
     # A switch run: experiment `switch_of` with one protocol choice (`choice`, a name of the study's
@@ -126,12 +127,14 @@ def experiments(config) -> dict[str, Experiment]:
                 options=opts, trials=trials, algorithms=row_algos,
                 title=row.get("title", name),
                 changes=row.get("changes", ""), seed=row.get("seed"), chunk_size=row.get("chunk_size"),
+                settings_per_job=row.get("settings_per_job"),
                 priority=int(row.get("priority", 0)), opt_in=opt_in, switch_of=switch_of,
                 choice=row.get("choice"), switch=None if row.get("switch") is None else str(row["switch"]))
     return _share_instances(out)
 
 
 SWITCH_OVERRIDES = ("settings", "options", "algorithms", "values", "preview_values", "trials", "chunk_size",
+                    "settings_per_job",
                     "opt_in", "priority")
 
 
@@ -191,6 +194,16 @@ def chunks(config, experiment: Experiment) -> list[tuple[int, int]]:
     """(first run, number of runs) of every simulate job of a setting."""
     size = int(experiment.chunk_size or config["chunk_size"])
     return [(lo, min(size, experiment.trials - lo)) for lo in range(0, experiment.trials, size)]
+
+
+def setting_groups(experiment: Experiment) -> list[tuple[str, ...]]:
+    """The settings each simulate job of the experiment runs: all of them in one job, or
+    `settings_per_job` at a time. Costly runs (e.g. the neural OPKB variants at width 2048, minutes a
+    seed) want small jobs: Snakemake resumes only whole jobs, and a cluster runs jobs side by side.
+    The files and numbers are the same either way (a setting's runs depend on its seed only)."""
+    ids = tuple(experiment.setting_ids())
+    size = experiment.settings_per_job or max(len(ids), 1)
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
 def chunk_names(config, experiment: Experiment) -> list[str]:

@@ -24,9 +24,10 @@ def option_args(options: dict) -> str:
     return " ".join(f"--option {shlex.quote(f'{k}={v}')}" for k, v in sorted(options.items()))
 
 
-def simulate_cell_args(config, exp: Experiment, csvs) -> str:
-    """`--cell INSTANCE SEED OUT` for every setting, in setting order (csvs: the job's CSV outputs)."""
-    settings = exp.setting_ids()
+def simulate_cell_args(config, exp: Experiment, csvs, settings=None) -> str:
+    """`--cell INSTANCE SEED OUT` for every setting (or those of `settings`), in setting order (csvs: the
+    job's CSV outputs)."""
+    settings = list(settings or exp.setting_ids())
     if len(csvs) != len(settings):
         raise ValueError(f"{exp.name}: {len(csvs)} outputs for {len(settings)} settings")
     return " ".join(f"--cell {shlex.quote(instance_path(config, exp, s))} {seed_of(config, exp, s)} "
@@ -72,28 +73,32 @@ def study_simulate_job(config, exps: list[Experiment], curves: bool):
     return outputs, [simulate_command(config, e, a, c, curves) for e, c in runs for a in e.algorithms]
 
 
-def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool) -> str:
-    """`simulate-cells ...` (after `linbandits`) for one algorithm and run range over every setting."""
+def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool, settings=None) -> str:
+    """`simulate-cells ...` (after `linbandits`) for one algorithm and run range over every setting (or
+    those of `settings`)."""
     first, n = chunk_bounds(chunk)
-    csvs = [raw_path(config, exp, s, algorithm, chunk) for s in exp.setting_ids()]
+    settings = list(settings or exp.setting_ids())
+    csvs = [raw_path(config, exp, s, algorithm, chunk) for s in settings]
     words = [f"simulate-cells --algorithm {shlex.quote(algorithm)} --first-trial {first} --trials {n}",
              # [user algorithms, issue 37] the job process learns the user's class from its command line
              user_algorithms.command_flag(algorithm) if user_algorithms.is_user_algorithm(algorithm) else "",
              option_args(exp.options.get(algorithm, {})), "--curves" if curves else "",
-             simulate_cell_args(config, exp, csvs)]
+             simulate_cell_args(config, exp, csvs, settings)]
     return " ".join(w for w in words if w)
 
 
-def simulate_job(config, exp: Experiment, curves: bool):
+def simulate_job(config, exp: Experiment, curves: bool, settings=None):
     """(output patterns by extension, the job's name in log paths, the command after `linbandits`)
     of the experiment's simulate jobs: per algorithm and run range, or all algorithms of a run range
-    in one `batch` when bundles_algorithms. The command is a function of the job's wildcards."""
+    in one `batch` when bundles_algorithms; over every setting, or those of `settings` (one of
+    experiments.setting_groups). The command is a function of the job's wildcards."""
     exts = simulate_exts(curves)
     if not bundles_algorithms(config):
-        return ({ext: simulate_outputs(config, exp, ext) for ext in exts}, "{algorithm}",
-                lambda w: simulate_command(config, exp, w.algorithm, w.chunk, curves))
-    return ({ext: bundled_simulate_outputs(config, exp, ext) for ext in exts}, "all",
-            lambda w: batch_command([simulate_command(config, exp, a, w.chunk, curves) for a in exp.algorithms]))
+        return ({ext: simulate_outputs(config, exp, ext, settings) for ext in exts}, "{algorithm}",
+                lambda w: simulate_command(config, exp, w.algorithm, w.chunk, curves, settings))
+    return ({ext: bundled_simulate_outputs(config, exp, ext, settings) for ext in exts}, "all",
+            lambda w: batch_command([simulate_command(config, exp, a, w.chunk, curves, settings)
+                                     for a in exp.algorithms]))
 
 
 def batch_command(commands: list[str]) -> str:

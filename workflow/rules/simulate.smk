@@ -76,28 +76,37 @@ for _study, _exps in _STUDY_JOBS.items():
 
 _IN_STUDY_JOBS = {e.name for exps in _STUDY_JOBS.values() for e in exps}
 
-for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
+# An experiment with `settings_per_job` has one rule per group of settings (experiments.setting_groups),
+# simulate_<experiment>__part<g>: the same files, in smaller jobs.
+for _exp, _part, _settings in [
+    (e, p, g)
+    for e in EXPERIMENTS.values()
+    if e.name not in _IN_STUDY_JOBS
+    for p, g in enumerate(experiments.setting_groups(e))
+]:
     _outputs, _job, _command = jobs.simulate_job(
-        config, _exp, _exp.study in CURVE_STUDIES
+        config, _exp, _exp.study in CURVE_STUDIES, _settings
     )
+    _whole = len(_settings) == len(_exp.setting_ids())
+    _part_name = "" if _whole else f"__part{_part}"
     _constraints = {"chunk": "|".join(experiments.chunk_names(config, _exp))}
     if _job == "{algorithm}":
         _constraints["algorithm"] = "|".join(re.escape(a) for a in _exp.algorithms)
 
     rule:
         name:
-            f"simulate_{_exp.name}"
+            f"simulate_{_exp.name}{_part_name}"
         input:
-            npz=paths.instance_inputs(config, _exp),
+            npz=paths.instance_inputs(config, _exp, settings=_settings),
         output:
             csv=_outputs["csv"],
             meta=_outputs["json"],
             curves=_outputs.get("curves.npz", []),
         log:
-            f"{PREFIX}logs/{_exp.study}/simulate/{_exp.name}/{_job}/chunk{{chunk}}.log",
+            f"{PREFIX}logs/{_exp.study}/simulate/{_exp.name}/{_job}/chunk{{chunk}}{_part_name}.log",
         benchmark:
             # Wall and CPU time of the job's processes (benchmarks/bench_pipeline.py reads them).
-            f"{PREFIX}logs/{_exp.study}/benchmarks/simulate/{_exp.name}/{_job}/chunk{{chunk}}.tsv"
+            f"{PREFIX}logs/{_exp.study}/benchmarks/simulate/{_exp.name}/{_job}/chunk{{chunk}}{_part_name}.tsv"
         wildcard_constraints:
             **_constraints,
         priority: _exp.priority
@@ -107,9 +116,7 @@ for _exp in [e for e in EXPERIMENTS.values() if e.name not in _IN_STUDY_JOBS]:
         resources:
             mem_mb=1000,
             runtime=30
-            + 10
-            * len(_exp.setting_ids())
-            * (len(_exp.algorithms) if _job == "all" else 1),
+            + 10 * len(_settings) * (len(_exp.algorithms) if _job == "all" else 1),
         params:
             command=_command,
             fail=(
