@@ -89,9 +89,10 @@ def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
         Q = _q_matrix(X, lam)
     value = np.zeros(len(lam))
     for b in range(len(lam)):
-        # Contiguous copies: one compiled signature serves every caller.
+        # Contiguous writable copies: one compiled signature serves every caller (a read-only X, from
+        # broadcast_to, was a second signature: ~2 s more compiling on a fresh machine).
         lam_b = np.ascontiguousarray(lam[b])
-        value[b] = _fw_one(np.ascontiguousarray(Xs[b]), np.array(Q[b], order="C"), lam_b,
+        value[b] = _fw_one(np.array(Xs[b], order="C"), np.array(Q[b], order="C"), lam_b,
                            np.ascontiguousarray(sets[b]), np.ascontiguousarray(support[b]),
                            kind == "xy", iterations, _REFRESH_EVERY)
         lam[b] = lam_b
