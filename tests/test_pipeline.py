@@ -4,6 +4,7 @@ Real Snakemake, real jobs, in temporary working directories (fixtures in
 conftest.py). Each study's own pipeline checks are in tests/<study>/.
 """
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -24,6 +25,7 @@ def rule_study(rule, config):
     for head in ("simulate_", "instances_"):
         if rule.startswith(head) and rule[len(head):] in config["studies"]:
             return rule[len(head):]
+    rule = re.sub(r"__part\d+$", "", rule)     # one of an experiment's simulate jobs split by settings
     for head in ("simulate_", "instances_", "runs_"):
         exp = experiments.experiments(config).get(rule[len(head):]) if rule.startswith(head) else None
         if exp is not None:
