@@ -2,10 +2,11 @@
 import json
 
 import pandas as pd
+import yaml
 
 from linbandits import experiments, paths
 from linbandits.studies.opkb.products import SWITCH_COLUMNS, TABLE_COLUMNS
-from linbandits.studies.opkb.tuning import grid_points
+from linbandits.studies.opkb.tuning import grid_points, point_batches
 from linbandits.study_config import read_config
 
 NEURAL = {"OPNN", "OPNN0", "ADA-OPNN"}
@@ -97,8 +98,41 @@ def test_neural_variants_run_by_default_and_tuning_is_opt_in(tmp_path, make_work
     # one table, figure and claims product each (none of the former opkb_neural target's *_neural ones)
     assert default["opkb_claims"] == default["opkb_opkb_fig1"] == default["opkb_opkb_fig2"] == 1
     assert not any(k.startswith("opkb_") and k.endswith("_neural") for k in default)
-    assert not any(k.endswith(("_tuning", "tuning_table")) or k == "opkb_tune_point" for k in default)
+    assert not any(k.endswith(("_tuning", "tuning_table")) or k.startswith("opkb_tune_") for k in default)
     tuning = planned_jobs(workdir, "opkb_tuning")
     points = grid_points(config["studies"]["opkb"]["tuning"], exps["opkb_env1"].options)
-    assert tuning["opkb_tune_point"] == sum(len(p) for p in points.values())
+    batches = point_batches(points, 10)
+    assert sorted((a, i) for a, _, indices in batches for i in indices) == \
+        sorted((a, i) for a, options in points.items() for i in range(len(options)))
+    assert {k: n for k, n in tuning.items() if k.startswith("opkb_tune_")} == \
+        {f"opkb_tune_{a.replace('-', '_')}_{first:04d}": 1 for a, first, _ in batches}
     assert tuning["opkb_tuning_table"] == tuning["opkb_claims_tuning"] == 1
+
+
+def test_a_batch_of_tuning_points_writes_what_one_job_a_point_wrote(tmp_path, make_workdir, snakemake):
+    """Two points a job (`points_per_job: 2`): every point's file is the one the point's own `opkb-tune`
+    command writes (the former layout: one job a point)."""
+    import shlex
+    import subprocess
+    import sys
+
+    work = make_workdir(tmp_path / "batched")
+    config_path = work / "config" / "config.yaml"
+    raw = yaml.safe_load(config_path.read_text())
+    raw["studies"]["opkb"]["tuning"]["points_per_job"] = 2
+    config_path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    config = config_of(work)
+    exp = experiments.study_experiments(config, "opkb")[config["studies"]["opkb"]["tuning"]["experiment"]]
+    points = grid_points(config["studies"]["opkb"]["tuning"], exp.options)
+    assert any(len(indices) > 1 for _, _, indices in point_batches(points, 2))
+    files = [f"results/opkb/tuning/{a}/point{i:04d}.json" for a, options in points.items() for i in range(len(options))]
+    snakemake(work, "--cores", "2", *files)
+    runs = [f"{paths.instance_path(config, exp, s)}:{experiments.job_seed(config, exp.name, s)}" for s in exp.setting_ids()]
+    for algorithm, options in points.items():
+        for i, point in enumerate(options):
+            alone = tmp_path / f"{algorithm}-{i}.json"
+            words = ["opkb-tune", "--algorithm", algorithm, "--runs", *runs, "--out", str(alone)]
+            words += [w for k, v in sorted(point.items()) for w in ("--option", f"{k}={v}")]
+            subprocess.run([sys.executable, "-m", "linbandits", *words], cwd=work, check=True, capture_output=True)
+            assert (work / f"results/opkb/tuning/{algorithm}/point{i:04d}.json").read_bytes() == alone.read_bytes(), \
+                shlex.join(words)

@@ -1,12 +1,13 @@
 # Study opkb: Hong, Li, Tewari (2023), ADA-OPKB. Its runs, tables, figures and claims are the generic
 # rules of study.smk (linbandits.studies.opkb.products lists them). This file holds the study's own
-# jobs only: the grid points of the opt-in tuning (`snakemake --cores 2 opkb_tuning`, spec C), one job
-# per point, each running every instance seed of the tuning experiment with that experiment's own job
+# jobs only: the grid points of the opt-in tuning (`snakemake --cores 2 opkb_tuning`, spec C), several
+# points a job, each point running every instance seed of the tuning experiment with that experiment's own job
 # seeds. The tuning table and the claims judged with it are products of the `opkb_tuning` target.
 
 _OPKB_TUNING = config["studies"]["opkb"].get("tuning") or {}
 if _OPKB_TUNING:
     from linbandits.studies.opkb.tuning import grid_points as _opkb_grid_points
+    from linbandits.studies.opkb.tuning import point_batches as _opkb_point_batches
 
     _OPKB_TUNE_EXP = EXPERIMENTS[_OPKB_TUNING["experiment"]]
     _OPKB_TUNE_POINTS = _opkb_grid_points(_OPKB_TUNING, _OPKB_TUNE_EXP.options)
@@ -15,30 +16,43 @@ if _OPKB_TUNING:
         for s in _OPKB_TUNE_EXP.setting_ids()
     )
 
-    rule opkb_tune_point:
-        input:
-            [
-                paths.instance_path(config, _OPKB_TUNE_EXP, s)
-                for s in _OPKB_TUNE_EXP.setting_ids()
-            ],
-        output:
-            f"{PREFIX}results/opkb/tuning/{{algorithm}}/point{{index}}.json",
-        log:
-            f"{PREFIX}logs/opkb/tuning/{{algorithm}}/point{{index}}.log",
-        benchmark:
-            f"{PREFIX}logs/opkb/benchmarks/tuning/{{algorithm}}/point{{index}}.tsv"
-        wildcard_constraints:
-            index=r"\d{4}",
-        conda:
-            ENV
-        resources:
-            mem_mb=1000,
-            runtime=60,
-        params:
-            options=lambda w: jobs.option_args(
-                _OPKB_TUNE_POINTS[w.algorithm][int(w.index)]
-            ),
-            runs=_OPKB_TUNE_RUNS,
-        shell:
-            f"{LB} opkb-tune --algorithm {{wildcards.algorithm}} --runs {{params.runs}} {{params.options}} "
-            f"--out {{output}} > {{log}} 2>&1"
+    # One job per batch of `points_per_job` points of one algorithm (tuning.point_batches), named
+    # opkb_tune_<algorithm>_<first point>: one process start-up and one Snakemake job for several
+    # points (Snakemake's own bookkeeping cost ~3 CPU-s a job with ~1,000 pending), the same files.
+    for _algorithm, _first, _indices in _opkb_point_batches(
+        _OPKB_TUNE_POINTS, int(_OPKB_TUNING.get("points_per_job", 10))
+    ):
+
+        rule:
+            name:
+                f"opkb_tune_{_algorithm.replace('-', '_')}_{_first:04d}"
+            input:
+                [
+                    paths.instance_path(config, _OPKB_TUNE_EXP, s)
+                    for s in _OPKB_TUNE_EXP.setting_ids()
+                ],
+            output:
+                [
+                    f"{PREFIX}results/opkb/tuning/{_algorithm}/point{i:04d}.json"
+                    for i in _indices
+                ],
+            log:
+                f"{PREFIX}logs/opkb/tuning/{_algorithm}/points{_first:04d}.log",
+            benchmark:
+                f"{PREFIX}logs/opkb/benchmarks/tuning/{_algorithm}/points{_first:04d}.tsv"
+            conda:
+                ENV
+            resources:
+                mem_mb=1000,
+                runtime=60 * len(_indices),
+            params:
+                command=jobs.batch_command(
+                    [
+                        f"opkb-tune --algorithm {_algorithm} --runs {_OPKB_TUNE_RUNS} "
+                        f"{jobs.option_args(_OPKB_TUNE_POINTS[_algorithm][i])} "
+                        f"--out {PREFIX}results/opkb/tuning/{_algorithm}/point{i:04d}.json"
+                        for i in _indices
+                    ]
+                ),
+            shell:
+                f"{LB} {{params.command}} > {{log}} 2>&1"

@@ -1,4 +1,4 @@
-"""The opt-in tuning of spec C: grid points, one job per point (every Env 1 instance seed), the best point
+"""The opt-in tuning of spec C: grid points, several a job (`points_per_job`; every Env 1 instance seed), the best point
 (the table is a product of the `opkb_tuning` target: linbandits.studies.opkb.products).
 
 Grids (config `tuning:`): `grids` are full Cartesian products (SW-GPUCB, WGPUCB); `sweeps` vary one
@@ -44,6 +44,13 @@ def grid_points(tuning: dict, base_options: dict) -> dict[str, list[dict]]:
                        if base.get(key) != value and valid({**base, key: value})]
         out.setdefault(algorithm, []).extend(points)
     return out
+
+
+def point_batches(points: dict[str, list[dict]], per_job: int) -> list[tuple[str, int, range]]:
+    """(algorithm, first index, indices) of each tuning job: `per_job` consecutive points of one algorithm
+    (the last batch of an algorithm may be shorter). Every point is in exactly one batch."""
+    return [(algorithm, first, range(first, min(first + per_job, len(options))))
+            for algorithm, options in points.items() for first in range(0, len(options), per_job)]
 
 
 def main_point(argv=None) -> int:
