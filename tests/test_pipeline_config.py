@@ -1,5 +1,6 @@
 """The config-expansion logic behind the rules (linbandits.pipeline)."""
 import copy
+import dataclasses
 import shlex
 import types
 import pytest
@@ -177,26 +178,18 @@ def test_jobs_of_a_few_settings_run_the_cells_of_the_one_job(config):
     w2048 = experiments.experiments(config)["opkb_env1_neural__w2048"]
     assert w2048.settings_per_job == 1 and len(experiments.setting_groups(w2048)) == len(w2048.setting_ids())
     for k in (1, 2, 7, 100):
-        exp = experiments.Experiment(**{**vars_of(experiments.experiments(config)["opkb_env1_neural"]),
-                                        "settings_per_job": k})
+        exp = dataclasses.replace(experiments.experiments(config)["opkb_env1_neural"], settings_per_job=k)
         groups = experiments.setting_groups(exp)
         assert all(len(g) <= k for g in groups)
         assert sorted(map(tuple, job_cells(config, exp, groups))) == sorted(map(tuple, job_cells(config, exp, [None])))
 
 
 def test_planted_dropped_group_of_settings_is_caught(config, monkeypatch):
-    exp = experiments.Experiment(**{**vars_of(experiments.experiments(config)["opkb_env1_neural"]),
-                                    "settings_per_job": 7})
+    exp = dataclasses.replace(experiments.experiments(config)["opkb_env1_neural"], settings_per_job=7)
     original = experiments.setting_groups
     monkeypatch.setattr(experiments, "setting_groups", lambda e: original(e)[:-1])   # the last, short group lost
     groups = experiments.setting_groups(exp)
     assert sorted(map(tuple, job_cells(config, exp, groups))) != sorted(map(tuple, job_cells(config, exp, [None])))
-
-
-def vars_of(exp) -> dict:
-    import dataclasses
-
-    return {f.name: getattr(exp, f.name) for f in dataclasses.fields(exp)}
 
 
 def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(config):

@@ -22,6 +22,10 @@ if _OPKB_TUNING:
     for _algorithm, _first, _indices in _opkb_point_batches(
         _OPKB_TUNE_POINTS, int(_OPKB_TUNING.get("points_per_job", 10))
     ):
+        _files = [
+            f"{PREFIX}results/opkb/tuning/{_algorithm}/point{i:04d}.json"
+            for i in _indices
+        ]
 
         rule:
             name:
@@ -32,10 +36,7 @@ if _OPKB_TUNING:
                     for s in _OPKB_TUNE_EXP.setting_ids()
                 ],
             output:
-                [
-                    f"{PREFIX}results/opkb/tuning/{_algorithm}/point{i:04d}.json"
-                    for i in _indices
-                ],
+                _files,
             log:
                 f"{PREFIX}logs/opkb/tuning/{_algorithm}/points{_first:04d}.log",
             benchmark:
@@ -49,9 +50,8 @@ if _OPKB_TUNING:
                 command=jobs.batch_command(
                     [
                         f"opkb-tune --algorithm {_algorithm} --runs {_OPKB_TUNE_RUNS} "
-                        f"{jobs.option_args(_OPKB_TUNE_POINTS[_algorithm][i])} "
-                        f"--out {PREFIX}results/opkb/tuning/{_algorithm}/point{i:04d}.json"
-                        for i in _indices
+                        f"{jobs.option_args(_OPKB_TUNE_POINTS[_algorithm][i])} --out {f}"
+                        for i, f in zip(_indices, _files)
                     ]
                 ),
             shell:
