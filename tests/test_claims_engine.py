@@ -105,6 +105,34 @@ def test_one_sided_t_p_value_matches_scipy():
     assert e.p_below(0.1) == pytest.approx(stats.ttest_1samp(x, 0.1, alternative="less").pvalue, rel=1e-9)
 
 
+def clopper_pearson_is_exact(interval) -> bool:
+    """Each bound is where a binomial tail equals the level: P(X >= k | low) = a and P(X <= k | high) = a."""
+    for n in (1, 7, 40, 300):
+        for a in (1e-9, 0.001, 0.025, 0.3):
+            ks = np.arange(n + 1)
+            low, high = interval(ks, n, a)
+            inner = ks[(ks > 0) & (ks < n)]
+            if not (low[0] == 0.0 and high[-1] == 1.0 and np.all(low < high)):
+                return False
+            if not (np.allclose(stats.binom.sf(inner - 1, n, low[inner]), a, rtol=1e-6)
+                    and np.allclose(stats.binom.cdf(inner, n, high[inner]), a, rtol=1e-6)):
+                return False
+    return True
+
+
+def test_clopper_pearson_inverts_the_binomial_tails():
+    assert clopper_pearson_is_exact(est.clopper_pearson)
+    # planted: the upper bound's beta parameters swapped with the lower bound's
+    from scipy.special import betaincinv
+
+    def planted(k, n, a):
+        low, _ = est.clopper_pearson(k, n, a)
+        k = np.asarray(k)
+        return low, np.where(k == n, 1.0, betaincinv(np.maximum(k, 1), n - k + 1, 1 - a))
+
+    assert not clopper_pearson_is_exact(planted)
+
+
 def test_binomial_tests_do_not_exceed_their_size():
     rng = np.random.default_rng(5)
     n, p0, trials = 200, 0.3, 4000
