@@ -8,6 +8,7 @@ _OPKB_TUNING = config["studies"]["opkb"].get("tuning") or {}
 if _OPKB_TUNING:
     from linbandits.studies.opkb.tuning import grid_points as _opkb_grid_points
     from linbandits.studies.opkb.tuning import point_batches as _opkb_point_batches
+    from linbandits.studies.opkb.tuning import point_file as _opkb_point_file
 
     _OPKB_TUNE_EXP = EXPERIMENTS[_OPKB_TUNING["experiment"]]
     _OPKB_TUNE_POINTS = _opkb_grid_points(_OPKB_TUNING, _OPKB_TUNE_EXP.options)
@@ -23,8 +24,7 @@ if _OPKB_TUNING:
         _OPKB_TUNE_POINTS, int(_OPKB_TUNING.get("points_per_job", 10))
     ):
         _files = [
-            f"{PREFIX}results/opkb/tuning/{_algorithm}/point{i:04d}.json"
-            for i in _indices
+            f"{PREFIX}results/opkb/{_opkb_point_file(_algorithm, i)}" for i in _indices
         ]
 
         rule:

@@ -208,7 +208,9 @@ def tuning_points(ctx) -> dict[str, list[dict]]:
 
 
 def tuning_files(ctx) -> list[str]:
-    return [ctx.results("tuning", algorithm, f"point{i:04d}.json")
+    from linbandits.studies.opkb.tuning import point_file
+
+    return [ctx.results(point_file(algorithm, i))
             for algorithm, points in tuning_points(ctx).items() for i in range(len(points))]
 
 

@@ -46,6 +46,11 @@ def grid_points(tuning: dict, base_options: dict) -> dict[str, list[dict]]:
     return out
 
 
+def point_file(algorithm: str, index: int) -> str:
+    """A grid point's result file, under results/opkb/ (the rule that writes it and the table that reads it)."""
+    return f"tuning/{algorithm}/point{index:04d}.json"
+
+
 def point_batches(points: dict[str, list[dict]], per_job: int) -> list[tuple[str, int, range]]:
     """(algorithm, first index, indices) of each tuning job: `per_job` consecutive points of one algorithm
     (the last batch of an algorithm may be shorter). Every point is in exactly one batch."""
