@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from linbandits.jit import njit
 
 
 @njit(cache=True)

@@ -34,6 +34,9 @@ for _study, _exps in _STUDY_JOBS.items():
             paths.simulate_plan(config, _study),
         log:
             f"{PREFIX}logs/{_study}/simulate/plan.log",
+        # Its simulate job's: Snakemake does not pass a priority on to the jobs a job waits for,
+        # and a plan written late starts the study's one simulate job late (the run's tail).
+        priority: max(e.priority for e in _exps)
         resources:
             mem_mb=100,
             runtime=1,

@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from linbandits.jit import njit
 
 STOPPED, NEED_DRAWS, AT_LIMIT, PHASE_END = 0, 1, 2, 3
 TIE_RTOL = 1e-12       # |score - min| <= 1e-12 |min| is a tie (spec DEFAULT)

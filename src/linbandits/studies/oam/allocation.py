@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from numba import njit
+
+from linbandits.jit import njit
 
 GAP_TOL = 1e-12     # a gap at most this is zero (the arm is optimal; ties count as optimal)
 RANK_TOL = 1e-9     # relative singular-value tolerance of dim S

@@ -5,8 +5,8 @@ runs are the same bit for bit (tests/oam/test_oam_engine_vs_oracle.py)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from linbandits.jit import njit
 from linbandits.studies.oam.allocation import RANK_TOL
 
 

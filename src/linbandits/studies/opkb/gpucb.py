@@ -34,10 +34,10 @@ import math
 
 import llvmlite.binding as llvm
 import numpy as np
-from numba import njit, types
 from numba.extending import get_cython_function_address
 from scipy.linalg import lapack
 
+from linbandits.jit import njit, types
 from linbandits.studies.opkb.designs import InformationGain
 from linbandits.studies.opkb.instances import NOISE_BOUND
 from linbandits.studies.opkb.streams import noise_uniforms

@@ -16,7 +16,8 @@ go to the OP design in float64 (docs/protocols/opkb.md).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from linbandits.jit import njit
 
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 

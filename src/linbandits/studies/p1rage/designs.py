@@ -22,10 +22,10 @@ from __future__ import annotations
 import contextlib
 import math
 
-import numba
 import numpy as np
 
 from linbandits.cholesky import cholesky_lower, forward_substitution
+from linbandits.jit import njit
 
 FW_ITERATIONS = 999
 # Q drifts from X A^{-1} X^T by rounding as rank-one updates accumulate;
@@ -99,7 +99,7 @@ def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
     return lam, value
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _q_by_cholesky(X, lam, Q):  # pragma: no cover - compiled
     """Q = X A^{-1} X^T = Z^T Z, Z = L^{-1} X^T, from a Cholesky factor L of A = X^T diag(lam) X.
 
@@ -132,7 +132,7 @@ def _q_by_cholesky(X, lam, Q):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _fw_one(X, Q, lam, active, support, pairs, iterations, refresh):  # pragma: no cover - compiled
     """Frank-Wolfe for one design, in place on lam and Q; returns the value
     read at the start of the last iteration (spec A)."""

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
+from linbandits.jit import njit
 from linbandits.problems.linear import LinearInstance
 from linbandits.streams import generator
 
@@ -96,7 +96,7 @@ class RandomDraws:
 _SCRATCH = 1 << 21
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _iid_pulls(U, cdf, means, start, stationary, counts, sums, arms):  # pragma: no cover - compiled
     """Row j: the arm each uniform U[j, t] picks from the design with cumulative weights cdf[j],
     its pull counts and the sum of its mean rewards at rounds start + t (row 0 of means when
@@ -138,7 +138,7 @@ def _iid_pulls(U, cdf, means, start, stationary, counts, sums, arms):  # pragma:
                 arms[j, t] = pick[t]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _planned_pulls(orders, offsets, lengths, starts, means, stationary, counts, sums):  # pragma: no cover
     """Row j pulls orders[offsets[j]:offsets[j] + lengths[j]] at rounds starts[j], starts[j] + 1, ...:
     counts and sums of mean rewards, pull by pull in round order."""
@@ -150,7 +150,7 @@ def _planned_pulls(orders, offsets, lengths, starts, means, stationary, counts, 
             sums[j, k] += means[0 if stationary else starts[j] + t, k]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _positions(offsets, lengths, out):  # pragma: no cover - compiled
     """out[offsets[j] + q] = q for q < lengths[j]: each row's positions 0..n-1."""
     for j in range(offsets.shape[0]):
@@ -158,7 +158,7 @@ def _positions(offsets, lengths, out):  # pragma: no cover - compiled
             out[offsets[j] + q] = q
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _arms_at_positions(offsets, lengths, plan, orders):  # pragma: no cover - compiled
     """In place: position q of row j -> the arm at position q of numpy.repeat(arange(K), plan[j])
     (arm a holds positions plan[j, :a].sum() .. plan[j, :a + 1].sum() - 1)."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from linbandits.cholesky import cholesky_lower, forward_substitution
+from linbandits.jit import njit
 
 OK, OUT_OF_TIE_DRAWS = 0, 1
 

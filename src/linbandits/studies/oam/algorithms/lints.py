@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from linbandits.errors import UserError
+from linbandits.jit import njit
 from linbandits.studies.oam.algorithms.base import OamAlgorithm
 from linbandits.studies.oam.kernels import sherman_morrison
 

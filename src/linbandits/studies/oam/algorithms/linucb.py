@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from linbandits.jit import njit
 from linbandits.studies.oam.algorithms.base import OamAlgorithm
 from linbandits.studies.oam.kernels import raise_rank, sherman_morrison
 

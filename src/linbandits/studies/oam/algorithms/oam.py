@@ -11,12 +11,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, objmode
 
 from linbandits.errors import UserError
+from linbandits.jit import njit, objmode
 from linbandits.studies.oam.algorithms.base import OamAlgorithm
-from linbandits.studies.oam.allocation import (GAP_TOL, TIE_TOL, allocate, closed_form, complement_basis,
-                                               first_occurrence)
+from linbandits.studies.oam.allocation import (
+    GAP_TOL,
+    TIE_TOL,
+    allocate,
+    closed_form,
+    complement_basis,
+    first_occurrence,
+)
 from linbandits.studies.oam.kernels import raise_rank, sherman_morrison
 
 SCHEDULES = ("constant", "loglog")

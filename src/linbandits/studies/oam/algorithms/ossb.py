@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from linbandits.errors import UserError
+from linbandits.jit import njit
 from linbandits.studies.oam.algorithms.base import OamAlgorithm, require_single_context
 from linbandits.studies.oam.algorithms.oam import allocation_alpha
 from linbandits.studies.oam.allocation import GAP_TOL, TIE_TOL, first_occurrence

@@ -1,0 +1,38 @@
+"""Numba for every kernel module: `from linbandits.jit import njit`, with one compile-time saving applied.
+
+Numba compiles into every kernel that assigns an array into a slice of another (its own
+`np.linalg.solve` does) an error path that formats both shapes into the message ("cannot assign slice
+of shape (2, 2) from input of shape (3, 3)"). That formatting pulls in numba's string support: ~3 CPU-s
+to compile the first time in a process, ~1 s for each further pair of dimensions, paid by every job
+that compiles on a fresh machine (a warm numba cache loads the compiled kernels and pays nothing).
+The path runs only when the shapes differ, which no kernel here does, so it gets the message numba
+itself uses on targets without strings. The rest of the compiled code is unchanged, and so is every
+result (tests/test_jit.py).
+"""
+from __future__ import annotations
+
+import numba.np.arrayobj as _arrayobj
+from numba import njit, objmode, types
+from numba.extending import overload
+
+__all__ = ["SHAPE_MISMATCH", "njit", "objmode", "types"]
+
+SHAPE_MISMATCH = "cannot assign slice from input of different size"
+
+
+def _raise_shape_mismatch(src_shapes, index_shape):
+    raise NotImplementedError
+
+
+@overload(_raise_shape_mismatch)
+def _raise_shape_mismatch_impl(src_shapes, index_shape):
+    def impl(src_shapes, index_shape):  # pragma: no cover - compiled
+        raise ValueError(SHAPE_MISMATCH)
+
+    return impl
+
+
+# Numba's slice assignment looks this name up in its module when it compiles one; a numba without
+# it (older than 0.57) formats no shapes and needs nothing.
+if hasattr(_arrayobj, "raise_with_shape_context"):
+    _arrayobj.raise_with_shape_context = _raise_shape_mismatch
