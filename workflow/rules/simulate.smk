@@ -23,6 +23,7 @@ for _study, _exps in _STUDY_JOBS.items():
     _outputs, _commands = jobs.study_simulate_job(
         config, _exps, _study in CURVE_STUDIES
     )
+    _priority = max(e.priority for e in _exps)
 
     # The job's commands in a file (jobs.study_simulate_job says why).
     rule:
@@ -36,7 +37,7 @@ for _study, _exps in _STUDY_JOBS.items():
             f"{PREFIX}logs/{_study}/simulate/plan.log",
         # Its simulate job's: Snakemake does not pass a priority on to the jobs a job waits for,
         # and a plan written late starts the study's one simulate job late (the run's tail).
-        priority: max(e.priority for e in _exps)
+        priority: _priority
         resources:
             mem_mb=100,
             runtime=1,
@@ -59,7 +60,7 @@ for _study, _exps in _STUDY_JOBS.items():
             f"{PREFIX}logs/{_study}/simulate/all.log",
         benchmark:
             f"{PREFIX}logs/{_study}/benchmarks/simulate/all/all/all.tsv"
-        priority: max(e.priority for e in _exps)
+        priority: _priority
         conda:
             ENV
         threads: 1
