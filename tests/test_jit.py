@@ -6,6 +6,7 @@ a wrong slice assignment still raises, with numba's short message. Results are u
 the engines' exact-replay tests run with it.
 """
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from linbandits.jit import SHAPE_MISMATCH
+from linbandits.jit import OPT_LEVEL, SHAPE_MISMATCH
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "linbandits"
 
@@ -73,9 +74,9 @@ def numba_njit_imports(source: str) -> list[int]:
         if isinstance(node, ast.ImportFrom) and node.module == "numba":
             if any(alias.name == "njit" for alias in node.names):
                 lines.append(node.lineno)
-        elif isinstance(node, ast.Attribute) and node.attr == "njit":
-            if isinstance(node.value, ast.Name) and node.value.id == "numba":
-                lines.append(node.lineno)
+        elif (isinstance(node, ast.Attribute) and node.attr == "njit"
+              and isinstance(node.value, ast.Name) and node.value.id == "numba"):
+            lines.append(node.lineno)
     return lines
 
 
@@ -88,3 +89,39 @@ def test_every_kernel_module_takes_njit_from_linbandits_jit():
 @pytest.mark.parametrize("source", ["from numba import njit\n", "import numba\n\n@numba.njit\ndef f():\n    pass\n"])
 def test_planted_a_module_taking_njit_from_numba_is_found(source):
     assert numba_njit_imports(source)
+
+
+# Prints the LLVM optimisation level numba compiles at once linbandits.jit is imported. "numba-first"
+# imports numba before it (its level then comes from the environment as numba read it); "undo" is the
+# planted bug: the module's default is never set, so numba's own 3 must show.
+OPT_PROBE = """
+import os, sys
+if sys.argv[1] == "numba-first":
+    import numba
+if sys.argv[1] == "undo":
+    os.environ.setdefault = lambda key, value: value
+import linbandits.jit
+import numba.core.config
+print(int(numba.core.config.OPT))
+"""
+
+
+def opt_level(mode: str, numba_opt: str | None = None) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_OPT"}
+    if numba_opt is not None:
+        env["NUMBA_OPT"] = numba_opt
+    out = subprocess.run([sys.executable, "-c", OPT_PROBE, mode], capture_output=True, text=True, check=True, env=env)
+    return out.stdout.strip()
+
+
+@pytest.mark.parametrize("mode", ["plain", "numba-first"])
+def test_kernels_compile_at_the_products_opt_level(mode):
+    assert opt_level(mode) == OPT_LEVEL
+
+
+def test_a_users_numba_opt_wins():
+    assert opt_level("plain", numba_opt="1") == "1"
+
+
+def test_planted_without_the_default_numba_compiles_at_its_own_level():
+    assert opt_level("undo") == "3" != OPT_LEVEL
