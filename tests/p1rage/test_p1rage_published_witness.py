@@ -71,3 +71,18 @@ def test_planted_witness_at_the_nominal_size_is_caught(monkeypatch):
     j = engine.judge(better_claim(), witness(), QUANTITIES)
     assert engine.leaves_of(j["tree"])[0].verdict == HOLDS       # the test above would fail
     assert np.isclose(engine.leaves_of(j["tree"])[0].estimate.n, 21000)
+
+
+def test_each_cell_is_looked_up_once_and_kept_apart_from_the_others(monkeypatch):
+    """The engine asks for the same cells over and over: each is found once, and a cell kept is its
+    own (a cache keyed on the experiment alone would give A's errors for B: 100 where B has 120)."""
+    w = witness()
+    found = []
+    find = w._find_cell
+    monkeypatch.setattr(w, "_find_cell", lambda *key: found.append(key) or find(*key))
+    cells = [(s, a) for s in ("T10", "T1010") for a in "AB"]
+    for _ in range(3):
+        assert [int((w.column("e", s, a, "correct") == 0).sum()) for s, a in cells] == [100, 120, 100, 300]
+        with pytest.raises(Missing):
+            w.column("e", "T10", "C", "correct")
+    assert len(found) == 5
