@@ -278,7 +278,7 @@ class PublishedEvidence:
                 self._cells[key] = missing
         found = self._cells[key]
         if isinstance(found, Missing):
-            raise found
+            raise Missing(*found.args)     # a new one each time: a raised exception keeps its traceback
         return found
 
     def _find_cell(self, exp: str, setting: str, algorithm: str):
