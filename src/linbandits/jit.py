@@ -10,8 +10,8 @@ itself uses on targets without strings. The rest of the compiled code is unchang
 result (tests/test_jit.py).
 
 And LLVM optimises at level 2, not numba's default 3, unless NUMBA_OPT is set. Measured on the
-default target (bench_pipeline.py --cold): XY-static's kernel ran 22% faster at level 2 (2.37-2.53 ->
-1.92 CPU-min), every other algorithm as fast, and compiling took as long. Without fast-math neither
+default target (bench_pipeline.py; 4 runs at level 2, 6 at 3): XY-static's kernel ran 15-22% faster at level 2
+(1.92-2.11 CPU-min against 2.37-2.53), every other algorithm as fast, and compiling took as long. Without fast-math neither
 level may reorder floating-point arithmetic, so the results are the same bits (the engines' exact
 replay tests run at level 2).
 """
