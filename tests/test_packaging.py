@@ -72,16 +72,20 @@ def test_the_wheel_holds_every_file_of_the_package(tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check",
                     "-q", "--target", str(target), str(wheel)], check=True, capture_output=True, timeout=600)
+    # ... and a product without a caption of its own gets the generic one (once read from workflow/report,
+    # which a wheel does not have)
     probe = ("import sys, linbandits, linbandits.studies.p1rage.published as p; from pathlib import Path; "
+             "from linbandits.products import SHARED_CAPTIONS; "
              "print(linbandits.__file__); print(len(p.read_published())); "
              "site = Path(linbandits.__file__).parents[1]; "
-             "print(sorted(f for f in sys.argv[1:] if not (site / f).is_file()))")
+             "print(sorted(f for f in sys.argv[1:] if not (site / f).is_file())); "
+             "print(sorted(k for k in ('table', 'figure', 'claims') if not (SHARED_CAPTIONS / f'{k}.rst').is_file()))")
     run = subprocess.run([sys.executable, "-c", probe, *sorted(data)], cwd=tmp_path, capture_output=True, text=True,
                          timeout=300, env={**os.environ, "PYTHONPATH": str(target)})
     assert run.returncode == 0, run.stderr[-3000:]
-    where, rows, absent = run.stdout.splitlines()
+    where, rows, absent, captions_absent = run.stdout.splitlines()
     assert Path(where).is_relative_to(target)
-    assert int(rows) > 0 and absent == "[]"
+    assert int(rows) > 0 and absent == "[]" and captions_absent == "[]"
 
 
 def test_planted_a_data_file_left_out_of_package_data_is_caught(tmp_path):

@@ -21,8 +21,8 @@ from typing import Callable
 from linbandits import catalogue, experiments, paths, study_config
 from linbandits.errors import UserError
 
-# The generic caption of each kind (workflow/report/<kind>.rst), for a product without its own file.
-SHARED_CAPTIONS = Path(__file__).resolve().parents[2] / "workflow" / "report"
+# The generic caption of each kind (captions/<kind>.rst in the package), for a product without its own file.
+SHARED_CAPTIONS = Path(__file__).resolve().parent / "captions"
 KINDS = ("table", "figure", "claims")   # in the order a study's products are made: figures may read tables
 TABLE_EXTS = ("csv", "md", "tex")
 FIGURE_EXTS = ("pdf", "png")
