@@ -20,7 +20,7 @@ opt-in precision and width switch runs) on its first --seeds instance seeds, one
 pipeline runs them (the pipeline's job seeds). Per cell: CPU-s a run of each version (the least over
 repeats), their ratio, and whether both versions' runs are bit for bit the same (every CSV column and
 curve). Then per algorithm and per experiment, and the fixed cost of a simulate job (process CPU of
-`linbandits simulate-cells` on the config's first Env 1 cell, less the CPU its run took) of the timed
+`linbandits simulate` on the config's first Env 1 cell, less the CPU its run took) of the timed
 algorithms.
 
 The .test config, --quick or --experiments with one small experiment, and --baseline src (this checkout
@@ -149,11 +149,12 @@ def env1_setting(configfile: Path) -> str:
 
 
 def startup_cost(src: Path, workdir: Path, algorithm: str, instance_file: Path) -> float:
-    """CPU-s of a `linbandits simulate-cells` process on one cell, less the CPU its run took (sidecar)."""
+    """CPU-s of a `linbandits simulate` process on one cell, less the CPU its run took (sidecar)."""
     out = workdir / f"{algorithm}-{abs(hash(str(src)))}.csv"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "linbandits", "simulate-cells", "--algorithm", algorithm, "--first-trial",
-                    "0", "--trials", "1", "--curves", "--cell", str(instance_file), "12345", str(out)],
+    subprocess.run([sys.executable, "-m", "linbandits", "simulate", "--algorithm", algorithm, "--first-trial",
+                    "0", "--trials", "1", "--curves", str(out.with_suffix(".curves.npz")), "--instance-file",
+                    str(instance_file), "--seed", "12345", "--out", str(out)],
                    env={**os.environ, "PYTHONPATH": str(src)}, check=True, capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     process = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)

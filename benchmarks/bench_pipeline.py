@@ -106,8 +106,8 @@ def job_records(workdir: Path, prefix: str):
         with open(bench) as handle:
             row = next(csv.DictReader(handle, delimiter="\t"))
         pattern = f"*/*/{bench.stem}.json" if algorithm == "all" else f"*/{algorithm}/{bench.stem}.json"
-        if experiment == "all":      # a preview's one job for the whole study
-            experiment, pattern = ".", "*/*/*/*.json"
+        if experiment == "all":      # job_size study (the preview): one job for the study, one per user algorithm
+            experiment, pattern = ".", "*/*/*/*.json" if algorithm == "all" else f"*/*/{algorithm}/*.json"
         seconds = defaultdict(float)
         cpu = 0.0
         for path in (root / "results" / study / "raw" / experiment).glob(pattern):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from linbandits import validation
+from linbandits import jobs, validation
 from linbandits.errors import UserError
 from linbandits.study_config import read_config
 
@@ -179,8 +179,7 @@ def instance_file(tmp_path_factory):
 @pytest.mark.parametrize("args, expected", [
     (["simulate", "--instance", "malicious", "--setting", "T=50", "--algorithm", "G-BAI", "--trials", 1,
       "--seed", -1, "--out", "x.csv"], "error: --seed must be >= 0 (numpy's SeedSequence takes non-negative integers), got -1"),
-    (["simulate-cells", "--algorithm", "G-BAI", "--trials", 1, "--cell", "{good}", 3, "first.csv",
-      "--cell", "{good}", -5, "second.csv"], "the seed must be >= 0 (numpy's SeedSequence takes non-negative integers), got -5"),
+    (["run-job", "{plan}"], "the seed must be >= 0 (numpy's SeedSequence takes non-negative integers), got -5"),
     (["batch", "simulate --instance malicious --algorithm G-BAI --trials 1 --seed -1 --out x.csv"],
      "error: --seed must be >= 0"),
     (["yahoo-synthetic", "--out-dir", "syn", "--lines-per-day", 100, "--seed", -1], "error: --seed must be >= 0"),
@@ -192,10 +191,15 @@ def instance_file(tmp_path_factory):
      "setting arm_seed='-2' is not a valid seed"),
 ])
 def test_a_negative_seed_is_one_line(args, expected, tmp_path, instance_file):
-    run = cli(*[str(a).format(good=instance_file) for a in args], cwd=tmp_path)
+    # a simulate job's plan: its second cell's seed is negative
+    plan = jobs.write_plan(str(instance_file.parent / "plan.json"), {"runner": jobs.SIMULATE, "tasks": [
+        {"algorithm": "G-BAI", "options": {}, "first_trial": 0, "trials": 1, "curves": False,
+         "cells": [{"instance": str(instance_file), "seed": s, "out": out} for s, out in ((3, "first.csv"),
+                                                                                        (-5, "second.csv"))]}]})
+    run = cli(*[str(a).format(good=instance_file, plan=plan) for a in args], cwd=tmp_path)
     line = one_line_error(run)
     assert expected in line
-    assert list(tmp_path.iterdir()) == []   # refused before anything is written (simulate-cells: not even cell 1)
+    assert list(tmp_path.iterdir()) == []   # refused before anything is written (a plan: not even cell 1)
 
 
 def corrupt_files(where, good):

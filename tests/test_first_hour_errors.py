@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from linbandits import atomic
+from linbandits import atomic, jobs
 from linbandits.errors import UserError
 
 INSTANCE = ["instance", "--instance", "malicious", "--setting", "T=50"]
@@ -197,10 +197,13 @@ def test_a_name_as_long_as_the_file_system_takes_is_written(tmp_path):
     assert out.is_file() and leftovers(tmp_path) == []
 
 
-def test_simulate_cells_checks_every_output_before_the_first_cell(tmp_path, files):
-    """The pipeline's simulate job: a bad output of its last cell stops it before its first cell runs."""
-    run = cli("simulate-cells", "--algorithm", "G-BAI", "--trials", 1, "--cell", files / "good.npz", 1,
-              tmp_path / "first.csv", "--cell", files / "good.npz", 2, "/proc/second.csv", "--curves", cwd=tmp_path)
+def test_a_simulate_job_checks_every_output_before_its_first_cell(tmp_path, files):
+    """The pipeline's simulate job (its plan): a bad output of its last cell stops it before its first cell runs."""
+    cells = [{"instance": str(files / "good.npz"), "seed": 1, "out": str(tmp_path / "first.csv")},
+             {"instance": str(files / "good.npz"), "seed": 2, "out": "/proc/second.csv"}]
+    plan = jobs.write_plan(str(tmp_path.parent / f"{tmp_path.name}.plan.json"), {"runner": jobs.SIMULATE, "tasks": [
+        {"algorithm": "G-BAI", "options": {}, "first_trial": 0, "trials": 1, "curves": True, "cells": cells}]})
+    run = cli("run-job", plan, cwd=tmp_path)
     refused_write(run, "/proc/second.csv", tmp_path)
     assert list(tmp_path.iterdir()) == []
 

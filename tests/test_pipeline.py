@@ -16,7 +16,7 @@ from linbandits.study_config import read_config
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
 # shared simulate_<experiment> / instances_<experiment> / runs_<experiment> rule of one of its experiments
 # (simulate_<study>, instances_<study> when bundled).
-SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc"}
+SHARED_RULES = {"yahoo_synthetic_corpus", "yahoo_check", "yahoo_parse_day", "yahoo_qc", "study_config"}
 
 
 def rule_study(rule, config):

@@ -27,7 +27,7 @@ def declare(monkeypatch, study, **fields):
 
 def test_shared_modules_name_no_study():
     """The shared modules hold no study's name in code (docstrings and comments may cite a paper)."""
-    for module in ("validation", "experiments", "catalogue", "products", "paths", "jobs", "study_config"):
+    for module in ("validation", "experiments", "catalogue", "products", "paths", "jobs", "cells", "study_config"):
         text = (REPO / "src/linbandits" / f"{module}.py").read_text()
         for study in STUDY_NAMES:
             assert f'"{study}"' not in text and f"'{study}'" not in text, (module, study)
@@ -40,6 +40,19 @@ def test_panel_keys_naming_experiments_are_the_studys(config, monkeypatch):
         validation.check_config(config)
     declare(monkeypatch, "opkb", panel_lists=())     # planted: the study no longer declares `dashed`
     validation.check_config(config)
+
+
+def test_a_studys_own_jobs_are_the_ones_it_declares(config, monkeypatch):
+    """OPKB's tuning grid is its Study.jobs: planned jobs beside its simulate jobs, each with a plan file."""
+    from linbandits import jobs
+
+    def tuning_rules():
+        return [r.rule for r in jobs.planned_rules(config, "opkb", list(experiments.experiments(config).values()))
+                if r.rule.startswith("opkb_tune_")]
+
+    assert tuning_rules()
+    declare(monkeypatch, "opkb", jobs="")      # planted: the study declares no jobs of its own
+    assert tuning_rules() == []
 
 
 def test_a_run_sweep_is_scaled_like_a_run_count(config, monkeypatch):

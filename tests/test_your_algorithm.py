@@ -5,7 +5,7 @@
   error, a missing file or class, an experiment its study does not have.
 - A broken one fails its own job in one line naming the algorithm and the job (it raises; it returns the
   wrong columns or shape), writes nothing, and leaves the paper's files untouched.
-- With `extra_algorithms` empty nothing changes; with it, the paper's simulate commands and seeds are
+- With `extra_algorithms` empty nothing changes; with it, the paper's simulate plans and seeds are
   the same (its results cannot change).
 - The comparison engine: a planted equal twin is inconclusive (no difference) everywhere, a worse one is
   found worse; planted bugs (an unpaired analysis, a sign flip, no multiplicity control, intervals printed
@@ -180,8 +180,8 @@ def test_an_entry_point_joins_its_study_like_a_config_entry(monkeypatch, user_fi
     validate_config(config, SCHEMA)
     exps = experiments.study_experiments(config, "p1rage")
     assert all("Installed" in e.algorithms for e in exps.values() if not e.switch_of)
-    cmd = jobs.simulate_command(config, exps["malicious"], "Installed", "0-19", False)
-    assert "--user-algorithm p1rage/Installed=user_algs:Installed" in cmd
+    task = tasks_of(config, exps["malicious"])[("Installed", 0)]
+    assert (task["study"], task["user_class"]) == ("p1rage", "user_algs:Installed")
     # a config entry of the same name overrides it (here: runs nowhere)
     quiet = test_config({"p1rage": {"Installed": {"class": "user_algs:Installed", "experiments": []}}})
     assert not any("Installed" in e.algorithms for e in experiments.experiments(quiet).values())
@@ -196,14 +196,15 @@ def test_an_entry_point_without_its_study_is_one_line(monkeypatch, user_file):
 
 # ---------------------------------------------------------------- the paper's runs unchanged
 
-def paper_commands(config) -> dict:
-    out = {}
-    for exp in experiments.experiments(config).values():
-        for algo in exp.algorithms:
-            if not user_algorithms.is_user_algorithm(algo):
-                for chunk in experiments.chunk_names(config, exp):
-                    out[(exp.name, algo, chunk)] = jobs.simulate_command(config, exp, algo, chunk, False)
-    return out
+def tasks_of(config, exp) -> dict:
+    """(algorithm, first run) -> the task of every simulate job of the experiment (its plan's)."""
+    return {(t["algorithm"], t["first_trial"]): t for r in jobs.simulate_rules(config, [exp]) for w in r.wildcards
+            for t in r.plan(w)["tasks"]}
+
+
+def paper_tasks(config) -> dict:
+    return {(exp.name, *key): task for exp in experiments.experiments(config).values()
+            for key, task in tasks_of(config, exp).items() if not user_algorithms.is_user_algorithm(key[0])}
 
 
 def test_empty_extra_algorithms_changes_nothing(user_file):
@@ -212,15 +213,14 @@ def test_empty_extra_algorithms_changes_nothing(user_file):
     assert experiments.experiments(test_config({"p1rage": None})) == experiments.experiments(plain)
 
 
-def test_the_paper_commands_and_seeds_are_the_same_with_a_user_algorithm(user_file):
+def test_the_paper_plans_and_seeds_are_the_same_with_a_user_algorithm(user_file):
     plain, extra = test_config(), test_config({"p1rage": {"Guess": f"{user_file}:Guess"}})
-    assert paper_commands(plain) == paper_commands(extra)
-    exp = experiments.experiments(extra)["soare_sto"]
-    cmd = jobs.simulate_command(extra, exp, "Guess", "0-19", False)
-    assert f"--user-algorithm p1rage/Guess={user_file}:Guess" in cmd
-    # the user's job reads the same seeds, cell for cell, as G-BAI's (common random numbers)
-    assert cmd.split("--cell", 1)[1].replace("/Guess/", "/X/") == \
-        jobs.simulate_command(extra, exp, "G-BAI", "0-19", False).split("--cell", 1)[1].replace("/G-BAI/", "/X/")
+    assert paper_tasks(plain) == paper_tasks(extra)
+    tasks = tasks_of(extra, experiments.experiments(extra)["soare_sto"])
+    assert tasks[("Guess", 0)]["user_class"] == f"{user_file}:Guess"
+    # the user's job reads the same instances and seeds, cell for cell, as G-BAI's (common random numbers)
+    assert [(c["instance"], c["seed"], c["out"].replace("/Guess/", "/X/")) for c in tasks[("Guess", 0)]["cells"]] == \
+        [(c["instance"], c["seed"], c["out"].replace("/G-BAI/", "/X/")) for c in tasks[("G-BAI", 0)]["cells"]]
 
 
 # ---------------------------------------------------------------- a broken one fails its own job in one line

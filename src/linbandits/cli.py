@@ -1,30 +1,24 @@
 """Command line: `linbandits simulate ...` runs one (algorithm, instance) pair of any study.
 
 `linbandits instance ...` writes an instance file and its summary; every other
-subcommand is a thin entry the pipeline rules call (the shared R6A tools and
-each study's own). Any UserError (a bad argument or input, an output that
+subcommand is a thin entry the pipeline rules call (`run-job`: a simulate job's
+plan; the shared R6A tools; each study's own). Any UserError (a bad argument or input, an output that
 cannot be written) is printed as one line on stderr, exit 2; so is any other
 OSError, naming its path.
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import os
 import shlex
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
 from linbandits import __version__, compile_log, user_algorithms
-from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
-from linbandits.catalogue import (build_instance, commands, describe_algorithms, describe_instances, make_algorithm,
-                                  resolve, study_of_algorithm)
+from linbandits.atomic import check_writable, write_json_atomic
+from linbandits.catalogue import build_instance, commands, describe_algorithms, describe_instances
+from linbandits.cells import check_cell_outputs, check_run_range, simulate_cell
 from linbandits.errors import OneLineArgumentParser, UserError, check_seed
-from linbandits.npzfile import write_npz
 from linbandits.problems import load_instance_file, save_instance
 
 # Shared subcommands implemented elsewhere, imported only when used: they pull
@@ -38,6 +32,7 @@ SHARED_COMMANDS = {
     "overview": ("linbandits.overview:main", "the overview page: every study, its figures and claims"),
     "products": ("linbandits.products:main", "a study's tables, figures or claims from its runs"),
     "collect-runs": ("linbandits.runs:main_collect", "check an experiment's raw chunks and write its runs file"),
+    "run-job": ("linbandits.jobs:main_run", "run one job of a study's plan file (the workflow's simulate jobs)"),
 }
 
 
@@ -63,92 +58,6 @@ def load_instance(args):
     return build_instance(args.instance, settings)
 
 
-def format_column(values) -> list[str]:
-    """CSV cells: integers as integers, floats with every digit (repr), booleans as 0/1."""
-    arr = np.asarray(values)
-    if arr.dtype == bool or np.issubdtype(arr.dtype, np.integer):
-        return [str(int(v)) for v in arr]
-    return [repr(float(v)) for v in arr]
-
-
-def check_run_range(trials: int, first_trial: int) -> None:
-    if trials < 1:
-        raise UserError(f"--trials must be at least 1, got {trials}")
-    if first_trial < 0:
-        raise UserError(f"--first-trial must be >= 0, got {first_trial}")
-    if os.environ.get("LINBANDITS_FAIL_FOR_TESTING"):
-        raise UserError("simulate failed on purpose (LINBANDITS_FAIL_FOR_TESTING is set)")
-
-
-def simulate_cell(name: str, instance, options: dict, seed: int, first_trial: int, n_trials: int,
-                  out: str, curves: str | None, provenance: dict) -> None:
-    """Runs first_trial.. of one algorithm on one instance and writes the CSV, its sidecar and curves."""
-    study = study_of_algorithm(name)
-    algorithm = make_algorithm(name, instance, options)
-    where = cell_label(out, instance)
-    started, cpu_started = time.perf_counter(), time.process_time()
-    last = [started]
-
-    def progress(done, total):
-        now = time.perf_counter()
-        if now - last[0] > 10 or done == total:
-            last[0] = now
-            spent = now - started
-            eta = "done" if done == total else f"ETA {spent / max(done, 1) * (total - done):.0f} s"
-            print(f"[{name} | {where}] {done}/{total} trials, {spent:.1f} s, {eta}", file=sys.stderr, flush=True)
-
-    trials = np.arange(first_trial, first_trial + n_trials, dtype=np.int64)
-    if user_algorithms.is_user_algorithm(name):   # [user algorithms, issue 37] its failures are one line
-        records = user_algorithms.simulate_checked(algorithm, seed, trials, progress, study.columns, where)
-    else:
-        records = algorithm.simulate(seed, trials, progress=progress)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    if curves and not records.curves:
-        raise UserError(f"--curves: algorithm {name} records no per-round curves")
-    out = Path(out)
-    columns = {"trial": format_column(trials), **{k: format_column(v) for k, v in records.columns.items()}}
-    lines = [",".join(columns)] + [",".join(row) for row in zip(*columns.values())]
-    summary = instance.summary()
-    sidecar = {
-        "command": "simulate",
-        "version": __version__,
-        "study": study.name,
-        "algorithm": name,
-        "options": algorithm.options,
-        **provenance,
-        "instance_kind": instance.kind,
-        "instance_summary": {k: v for k, v in summary.items() if k != "gaps"},
-        "seed": seed,
-        "first_trial": first_trial,
-        "trials": n_trials,
-        **records.info,
-        "elapsed_seconds": round(elapsed, 3),
-        "cpu_seconds": round(cpu, 3),
-    }
-    # The sidecar (and curves) are written first: the CSV's presence marks a complete result.
-    write_json_atomic(out.with_suffix(".json"), sidecar)
-    if curves:
-        write_npz(curves, {"trial": trials, **{k: np.asarray(v) for k, v in records.curves.items()}})
-    write_text_atomic(out, "\n".join(lines) + "\n")
-
-
-def cell_label(out, instance) -> str:
-    """What a progress line names: the experiment and setting of a pipeline cell, else the instance."""
-    parts = Path(out).parts
-    if len(parts) >= 5 and parts[-5] == "raw":      # .../raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.csv
-        return f"{parts[-4]}/{parts[-3]} {Path(out).stem}"
-    return getattr(instance, "name", "") or str(out)
-
-
-def check_cell_outputs(out, curves) -> None:
-    """Refuse an output that cannot be written before the runs, not after them: the CSV, its sidecar
-    and the curves file."""
-    check_writable(out)
-    for path in (Path(out).with_suffix(".json"), curves):
-        if path:
-            check_writable(path)
-
-
 def cmd_simulate(args) -> int:
     register_user_algorithms(args)
     check_run_range(args.trials, args.first_trial)
@@ -166,56 +75,6 @@ def register_user_algorithms(args) -> None:
     """[user algorithms, issue 37] --user-algorithm STUDY/NAME=TARGET: a user's class, for this process."""
     for value in args.user_algorithm or ():
         user_algorithms.register_flag(value)
-
-
-def curves_path(out: str) -> str:
-    """chunk0-99.csv -> chunk0-99.curves.npz (the pipeline's name for a cell's curves)."""
-    return str(Path(out).with_suffix(".curves.npz"))
-
-
-def cmd_simulate_cells(args) -> int:
-    """One process for several cells (instance file, seed, output) of one algorithm and run range:
-    the pipeline's unit of work, so that a job pays start-up and compilation once. Each cell is
-    computed exactly as `simulate` computes it alone (run i depends only on the cell's seed and i)."""
-    register_user_algorithms(args)
-    check_run_range(args.trials, args.first_trial)
-    outs = [out for _, _, out in args.cell]
-    if len(set(outs)) != len(outs):
-        raise UserError("simulate-cells: two --cell entries write the same output file")
-    for cell in args.cell:   # every seed and output before the first cell runs
-        cell_seed(*cell)
-    for _, _, out in args.cell:
-        check_cell_outputs(out, curves_path(out) if args.curves else None)
-    options = parse_pairs(args.option, "--option")
-    with job_context(args.algorithm):
-        for instance_file, seed, out in args.cell:
-            simulate_listed_cell(args, options, instance_file, seed, out)
-    return 0
-
-
-def job_context(algorithm: str):
-    """The context the algorithm's study enters once around all the cells of a job (its
-    `Study.job_context`, e.g. P1-RAGE's design cache shared by the settings of one arm set);
-    a null context for a study without one."""
-    hook = study_of_algorithm(algorithm).job_context
-    return resolve(hook)() if hook else contextlib.nullcontext()
-
-
-def simulate_listed_cell(args, options, instance_file, seed, out) -> None:
-    seed = cell_seed(instance_file, seed, out)
-    simulate_cell(args.algorithm, load_instance_file(instance_file, {}), options, seed, args.first_trial,
-                  args.trials, out, curves_path(out) if args.curves else None,
-                  {"instance": None, "instance_file": instance_file, "settings": {}})
-
-
-def cell_seed(instance_file, seed, out) -> int:
-    """The SEED of `--cell F.npz SEED OUT.csv`, or one UserError naming the cell."""
-    try:
-        value = int(seed)
-    except ValueError:
-        raise UserError(f"--cell {instance_file} {seed} {out}: the seed {seed!r} is not an integer") from None
-    check_seed(value, f"--cell {instance_file} {seed} {out}: the seed")
-    return value
 
 
 def write_instance(instance, out: str, summary: str) -> None:
@@ -277,21 +136,6 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
                      help="also write per-run curves (regret vs round) where the algorithm records them")
     sim.set_defaults(func=cmd_simulate)
 
-    cells = sub.add_parser("simulate-cells", help="run one algorithm on several instance files in one process",
-                           description="The pipeline's simulate job: for every --cell, the same as `simulate "
-                                       "--instance-file F.npz --seed S --out F.csv` (same numbers, same files).")
-    cells.add_argument("--algorithm", required=True, help="algorithm name (see `simulate --help`)")
-    cells.add_argument("--trials", type=int, required=True, help="number of runs of every cell")
-    cells.add_argument("--first-trial", type=int, default=0, help="index of the first run (default 0)")
-    cells.add_argument("--option", action="append", metavar="K=V", help="algorithm option, e.g. m=15")
-    cells.add_argument("--user-algorithm", action="append", metavar="STUDY/NAME=TARGET",
-                       help="a user's algorithm class (TARGET: package.module:Class or path/file.py:Class)")
-    cells.add_argument("--curves", action="store_true",
-                       help="also write each cell's per-run curves beside its CSV (OUT.curves.npz)")
-    cells.add_argument("--cell", nargs=3, action="append", required=True, metavar=("F.npz", "SEED", "OUT.csv"),
-                       help="one instance file, its seed and its output CSV (repeat for every cell)")
-    cells.set_defaults(func=cmd_simulate_cells)
-
     inst = sub.add_parser("instance", help="write an instance as .npz plus its JSON summary",
                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
     instance_args(inst)
@@ -310,10 +154,8 @@ def build_parser(full_help: bool = False) -> argparse.ArgumentParser:
 
     batch = sub.add_parser("batch", help="run several linbandits commands in one process, in order",
                            description="Each argument is one command line without the leading `linbandits`, "
-                                       "e.g. 'simulate-cells --algorithm A ...'. Stops at the first failure.")
+                                       "e.g. 'instance-cells --instance F ...'. Stops at the first failure.")
     batch.add_argument("commands", nargs="*", metavar="COMMAND")
-    batch.add_argument("--file", type=Path, metavar="PLAN",
-                       help="also run the commands of this file, one per line, after any given as arguments")
     batch.set_defaults(func=cmd_batch)
 
     for name, (_, help_text) in delegated_commands().items():
@@ -346,17 +188,11 @@ def dispatch(argv) -> int:
 
 
 def cmd_batch(args) -> int:
-    """Several commands in one process, in order; stops at the first that fails. A bundled simulate job
-    (preview) runs every algorithm of an experiment so: one start-up and one numba load, not one each."""
-    lines = list(args.commands)
-    if args.file is not None:
-        if not args.file.is_file():
-            raise UserError(f"batch: no plan file {args.file} (a preview's simulate plan is made by its "
-                            "study's simulate_plan rule; run the workflow, not this command by hand)")
-        lines += [line for line in args.file.read_text().splitlines() if line.strip()]
-    if not lines:
-        raise UserError("batch: no commands (give them as arguments or in --file PLAN)")
-    for line in lines:
+    """Several commands in one process, in order; stops at the first that fails. The workflow's instance
+    and runs jobs of a whole study (job_size other than `algorithm`) run so: one start-up, not one each."""
+    if not args.commands:
+        raise UserError("batch: no commands; give each as one argument")
+    for line in args.commands:
         argv = shlex.split(line)
         if not argv or argv[0] == "batch":
             raise UserError(f"batch: {line!r} is not a linbandits command (a batch holds commands, not batches)")

@@ -1,104 +1,295 @@
-"""The command lines of the instance and simulate jobs (after `linbandits`), from the config.
+"""The pipeline's jobs and what each one runs: its plan.
 
-A simulate job runs one algorithm on every setting of an experiment for one run range
-(`simulate-cells`); in a preview (or with `bundle_algorithms: true`) one job runs every algorithm
-of a run range, and a preview one job per study, through `linbandits batch`: the same commands in
-one process, the same files and numbers.
+A simulate job runs cells. A cell is one algorithm, with its options, on one setting of an experiment
+for one run range: it reads the setting's instance file, draws from the setting's seed and writes
+    results/<study>/raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.csv (+ .json, + .curves.npz)
+How many cells one job runs is the run's `job_size` (with the experiments' `chunk_size` and
+`settings_per_job`, which cut their runs and settings):
+
+    algorithm  one algorithm's run range of one experiment, over its settings (the default)
+    run_range  every algorithm of one run range of one experiment
+    study      every cell of a study's experiments that the default target builds (the preview's
+               default: its jobs are so small that process start-up would dominate them); experiments
+               built only on request (`opt_in`) keep jobs of their own, one a run range
+
+A user's algorithm (`extra_algorithms`) never shares a job with the paper's algorithms or with another
+user's: whatever `job_size` says, its cells run in jobs of their own, so its failure can neither fail
+the paper's jobs nor make Snakemake delete their files. No number depends on `job_size`: run i of a
+setting depends only on the setting's seed and i.
+
+Every simulate job, and every job a study declares (`Study.jobs`: OPKB's tuning grid), reads what it
+runs from its plan file, results/<study>/plans/<job>.json (beside its log, logs/<study>/<job>.log): the
+function that runs it (`runner`) and that function's data (a simulate job's: its tasks, each one
+algorithm with its options and run range over its cells). The workflow writes a job's plan when it
+builds the job, and only when the plan's text changes (`write_plan`): Snakemake reruns a job whose
+input is newer than its outputs, so it reruns exactly the jobs whose plan changed, and a config edit
+that changes no job's cells reruns no simulation. A plan is canonical JSON: the same plan, the same bytes.
 """
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
+import re
 import shlex
+from typing import Callable
 
+from linbandits import catalogue, user_algorithms
+from linbandits.atomic import write_text_atomic
+from linbandits.errors import UserError
 from linbandits.experiments import (Experiment, by_study, chunk_bounds, chunk_names, on_request,
-                                    own_instance_settings, seed_of)
-from linbandits import user_algorithms
-from linbandits.paths import bundled_simulate_outputs, instance_path, raw_inputs, raw_path, runs_stem, simulate_outputs
+                                    own_instance_settings, seed_of, setting_groups)
+from linbandits.paths import instance_path, prefix, raw_inputs, raw_path, runs_stem
+
+JOB_SIZES = ("algorithm", "run_range", "study")
+SIMULATE = "linbandits.cells:run_plan"     # the runner of a simulate job's plan
 
 
-def setting_args(settings: dict) -> str:
-    """--setting flags for `linbandits instance` ('' when there are none)."""
-    return " ".join(f"--setting {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
+@dataclasses.dataclass(frozen=True)
+class PlannedRule:
+    """A rule whose jobs each read a plan file: jobs that differ only in the values of their wildcards
+    (one job when it has none)."""
+    rule: str
+    study: str
+    outputs: dict             # output name -> file patterns in the wildcards
+    inputs: tuple             # what every job of the rule reads besides its plan
+    wildcards: tuple          # each job's wildcard values, a dict ({} for the one job of a rule without)
+    plan: Callable            # a job's wildcard values -> its plan (JSON-able)
+    log: str                  # patterns in the wildcards, like the outputs: its log, benchmark, plan file
+    benchmark: str
+    plan_file: str
+    runtime: int              # minutes, for a cluster's scheduler
+    priority: int = 0
+    constraints: dict = dataclasses.field(default_factory=dict)   # wildcard -> regular expression
+
+    def write_plan(self, wildcards: dict) -> str:
+        """The plan file of the job with these wildcards, written if its text changed (write_plan)."""
+        return write_plan(self.plan_file.format(**wildcards), self.plan(wildcards))
 
 
-def option_args(options: dict) -> str:
-    return " ".join(f"--option {shlex.quote(f'{k}={v}')}" for k, v in sorted(options.items()))
+def job_files(config, study: str, stem: str, benchmark_stem: str | None = None) -> dict:
+    """log, benchmark and plan_file of a job named by `stem` (e.g. simulate/<experiment>/{algorithm}/chunk{chunk}):
+    logs/<study>/<stem>.log, logs/<study>/benchmarks/<stem>.tsv, results/<study>/plans/<stem>.json."""
+    return {"log": f"{prefix(config)}logs/{study}/{stem}.log",
+            "benchmark": f"{prefix(config)}logs/{study}/benchmarks/{benchmark_stem or stem}.tsv",
+            "plan_file": f"{prefix(config)}results/{study}/plans/{stem}.json"}
 
 
-def simulate_cell_args(config, exp: Experiment, csvs, settings=None) -> str:
-    """`--cell INSTANCE SEED OUT` for every setting (or those of `settings`), in setting order (csvs: the
-    job's CSV outputs)."""
-    settings = list(settings or exp.setting_ids())
-    if len(csvs) != len(settings):
-        raise ValueError(f"{exp.name}: {len(csvs)} outputs for {len(settings)} settings")
-    return " ".join(f"--cell {shlex.quote(instance_path(config, exp, s))} {seed_of(config, exp, s)} "
-                    f"{shlex.quote(str(out))}" for s, out in zip(settings, csvs))
+def job_size(config) -> str:
+    """What one simulate job holds: the config's `job_size`, by default `study` in a preview, else `algorithm`."""
+    return config.get("job_size") or ("study" if config.get("preview") else "algorithm")
 
 
-def bundles_algorithms(config) -> bool:
-    """One simulate job per experiment and run range for all its algorithms (one process), instead of one
-    per algorithm: a preview's jobs are so small that process start-up would dominate them."""
-    return bool(config.get("preview") or config.get("bundle_algorithms"))
+def bundles_steps(config) -> bool:
+    """One job per study for the short per-experiment steps (instance files, runs files, products) whenever
+    simulate jobs hold more than one algorithm: such runs want few jobs."""
+    return job_size(config) != "algorithm"
 
 
-def study_simulate_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
-    """In a preview, one simulate job per study (by_study: every run range and algorithm of its
-    experiments; its jobs are so small that start-up would dominate even one per experiment).
-    Empty otherwise."""
-    return by_study(exps) if config.get("preview") else {}
+# ---------------------------------------------------------------- simulate jobs
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """One algorithm's run range on one setting; `algorithm` and `chunk` may be the rule's wildcards."""
+    experiment: Experiment
+    setting: str
+    algorithm: str
+    chunk: str
+
+    def filled(self, wildcards: dict) -> "Cell":
+        return dataclasses.replace(self, algorithm=self.algorithm.format(**wildcards),
+                                   chunk=self.chunk.format(**wildcards))
+
+
+def simulate_rules(config, exps: list[Experiment]) -> list[PlannedRule]:
+    """Every simulate rule of the experiments `exps` at the config's job_size (module docstring)."""
+    size = job_size(config)
+    if size not in JOB_SIZES:
+        raise UserError(f"config: job_size = {size!r}; choose one of {', '.join(JOB_SIZES)}")
+    whole = by_study(exps) if size == "study" else {}
+    out = [r for study, group in whole.items() for r in study_rules(config, study, group)]
+    bundled = {e.name for group in whole.values() for e in group}
+    for exp in exps:
+        if exp.name not in bundled:
+            out += experiment_rules(config, exp, size == "algorithm")
+    return out
+
+
+def paper_and_user_algorithms(exp: Experiment) -> tuple[list[str], list[str]]:
+    users = [a for a in exp.algorithms if user_algorithms.is_user_algorithm(a)]
+    return [a for a in exp.algorithms if a not in users], users
+
+
+def experiment_rules(config, exp: Experiment, per_algorithm: bool) -> list[PlannedRule]:
+    """simulate_<experiment> (or __part<g>, one a group of `settings_per_job` settings): a job per run range,
+    and per algorithm too unless `run_range`; simulate_<experiment>[__part<g>]__<user algorithm> per user's."""
+    paper, users = paper_and_user_algorithms(exp)
+    groups = setting_groups(exp)
+    chunks = chunk_names(config, exp)
+    by_chunk = ([{"chunk": c} for c in chunks], {"chunk": "|".join(chunks)})
+    out = []
+    for g, settings in enumerate(groups):
+        part = "" if len(groups) == 1 else f"__part{g}"
+        if per_algorithm:
+            cells = [Cell(exp, s, "{algorithm}", "{chunk}") for s in settings]
+            values = [{"algorithm": a, "chunk": c} for a in paper for c in chunks]
+            constraints = {"algorithm": "|".join(map(re.escape, paper)), "chunk": "|".join(chunks)}
+            who = "{algorithm}"
+        else:
+            cells = [Cell(exp, s, a, "{chunk}") for a in paper for s in settings]
+            (values, constraints), who = by_chunk, "all"
+        if paper:      # (an experiment may run users' algorithms only)
+            out.append(simulate_rule(config, f"simulate_{exp.name}{part}", cells, values, constraints,
+                                     f"simulate/{exp.name}/{who}/chunk{{chunk}}{part}", None, exp.priority))
+        for user in users:
+            out.append(simulate_rule(config, f"simulate_{exp.name}{part}__{rule_word(user)}",
+                                     [Cell(exp, s, user, "{chunk}") for s in settings], *by_chunk,
+                                     f"simulate/{exp.name}/{user}/chunk{{chunk}}{part}", None, exp.priority))
+    return out
+
+
+def study_rules(config, study: str, exps: list[Experiment]) -> list[PlannedRule]:
+    """simulate_<study>: every paper algorithm's cell of `exps` in one job; simulate_<study>__<user
+    algorithm>: each user's cells in one job of its own."""
+    priority = max(e.priority for e in exps)
+    runs = [(e, c) for e in exps for c in chunk_names(config, e)]
+    paper = [Cell(e, s, a, c) for e, c in runs for a in paper_and_user_algorithms(e)[0] for s in e.setting_ids()]
+    # the benchmark three levels deep, like an experiment's (benchmarks/bench_pipeline.py reads them so)
+    out = [simulate_rule(config, f"simulate_{study}", paper, [{}], {}, "simulate/all", "simulate/all/all/all",
+                         priority)] if paper else []
+    users = []
+    for e in exps:
+        users += [u for u in paper_and_user_algorithms(e)[1] if u not in users]
+    for user in users:
+        cells = [Cell(e, s, user, c) for e, c in runs if user in e.algorithms for s in e.setting_ids()]
+        out.append(simulate_rule(config, f"simulate_{study}__{rule_word(user)}", cells, [{}], {},
+                                 f"simulate/{user}", f"simulate/all/{user}/all", priority))
+    return out
+
+
+def rule_word(name: str) -> str:
+    """An algorithm's name as a part of a rule's name (a Python identifier)."""
+    return re.sub(r"\W", "_", name)
+
+
+def simulate_rule(config, rule, cells, wildcards, constraints, stem, benchmark_stem, priority) -> PlannedRule:
+    study = cells[0].experiment.study
+    curves = catalogue.studies()[study].curves
+    exts = ["csv", "json"] + (["curves.npz"] if curves else [])
+    outputs = {ext.replace(".", "_"): [raw_path(config, c.experiment, c.setting, c.algorithm, c.chunk, ext)
+                                       for c in cells] for ext in exts}
+    inputs = tuple(dict.fromkeys(instance_path(config, c.experiment, c.setting) for c in cells))
+    series = {(c.experiment.name, c.setting, c.algorithm) for c in cells}   # minutes: 10 a series, run ranges apart
+    return PlannedRule(rule=rule, study=study, outputs=outputs, inputs=inputs, wildcards=tuple(wildcards),
+                plan=lambda w: simulate_plan(config, [c.filled(w) for c in cells], curves),
+                **job_files(config, study, stem, benchmark_stem), runtime=30 + 10 * len(series), priority=priority,
+                constraints=constraints)
+
+
+def simulate_plan(config, cells: list[Cell], curves: bool) -> dict:
+    """A simulate job's plan: its tasks, one per (experiment, run range, algorithm) in the order of
+    `cells`, each that algorithm with its options and run range over its cells (instance file, seed,
+    output), in setting order. Options are text, as `linbandits simulate --option` takes them."""
+    tasks: dict = {}
+    for c in cells:
+        key = (c.experiment.name, c.chunk, c.algorithm)
+        if key not in tasks:
+            first, n = chunk_bounds(c.chunk)
+            task = {"algorithm": c.algorithm,
+                    "options": {k: str(v) for k, v in sorted(c.experiment.options.get(c.algorithm, {}).items())},
+                    "first_trial": first, "trials": n, "curves": curves, "cells": []}
+            if user_algorithms.is_user_algorithm(c.algorithm):
+                task.update(study=c.experiment.study, user_class=user_algorithms.target_of(c.algorithm))
+            tasks[key] = task
+        tasks[key]["cells"].append({"instance": instance_path(config, c.experiment, c.setting),
+                                    "seed": seed_of(config, c.experiment, c.setting),
+                                    "out": raw_path(config, c.experiment, c.setting, c.algorithm, c.chunk)})
+    return {"runner": SIMULATE, "tasks": list(tasks.values())}
+
+
+# ---------------------------------------------------------------- plans
+
+def planned_rules(config, study: str, exps: list[Experiment]) -> list[PlannedRule]:
+    """Every job of a study that reads a plan: its simulate jobs, then those its Study.jobs declares."""
+    declared = catalogue.studies()[study].jobs
+    out = simulate_rules(config, [e for e in exps if e.study == study])
+    return out + (list(catalogue.resolve(declared)(config)) if declared else [])
+
+
+def check_unique(rules: list[PlannedRule]) -> None:
+    """Two rules of one name would be one rule to Snakemake: refused in one line naming the name."""
+    seen = set()
+    for r in rules:
+        if r.rule in seen:
+            raise UserError(f"config: two jobs of the workflow are named {r.rule} (an experiment or switch name meets "
+                            f"a user algorithm's name); rename the experiment, the switch or the algorithm")
+        seen.add(r.rule)
+
+
+def plan_text(plan: dict) -> str:
+    """A plan as canonical JSON: the same plan, the same bytes."""
+    return json.dumps(plan, sort_keys=True, indent=1) + "\n"
+
+
+def write_plan(path: str, plan: dict) -> str:
+    """Write a job's plan file unless it holds this plan already (its time then stays, and Snakemake reruns
+    nothing for it); the path."""
+    text = plan_text(plan)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return path
+    except FileNotFoundError:
+        pass
+    write_text_atomic(path, text)
+    return path
+
+
+def run_plan_file(path: str) -> int:
+    """Run one job from its plan file: the plan's runner (a "module:function" of the package) on the plan."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            plan = json.load(handle)
+        runner = catalogue.resolve(plan["runner"])
+    except FileNotFoundError:
+        raise UserError(f"no plan file {path}; the workflow writes a job's plan: run the workflow, or "
+                        f"`linbandits simulate` for one cell by hand") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ImportError, AttributeError):
+        raise UserError(f"{path} is not a job's plan; delete it and run the workflow again") from None
+    return runner(plan) or 0
+
+
+def main_run(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="linbandits run-job",
+                                description="Run one job of the workflow from its plan file (the simulate jobs "
+                                            "and the jobs a study declares).")
+    p.add_argument("plan", help="the job's plan file, results/<study>/plans/<job>.json")
+    args = p.parse_args(argv)
+    return run_plan_file(args.plan)
+
+
+# ---------------------------------------------------------------- instance and runs jobs
+
+def experiment_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
+    """The jobs of a per-experiment step (instances, runs files), by name: one per experiment, or, when
+    bundles_steps, one per study (by_study; their commands in one `batch`) and one per experiment built
+    only on request."""
+    if not bundles_steps(config):
+        return {e.name: [e] for e in exps}
+    return {**by_study(exps), **{e.name: [e] for e in exps if on_request(e)}}
+
+
+instance_jobs = experiment_jobs
 
 
 def upstream_priority(config, exps: list[Experiment], every: list[Experiment]) -> int:
     """The scheduling priority of a job that `exps`' simulate jobs wait for (their instances, their
-    runs files): theirs, or in a preview, where one simulate job serves a whole study, the study's
+    runs files): theirs, or where one simulate job serves a whole study (job_size study), the study's
     (Snakemake does not pass a job's priority on to the jobs it waits for)."""
-    if config.get("preview"):
+    if job_size(config) == "study":
         studies = {e.study for e in exps}
         exps = [e for e in every if e.study in studies]
     return max((e.priority for e in exps), default=0)
-
-
-def simulate_exts(curves: bool) -> list[str]:
-    """The files a simulate job writes per cell."""
-    return ["csv", "json"] + (["curves.npz"] if curves else [])
-
-
-def study_simulate_job(config, exps: list[Experiment], curves: bool):
-    """(outputs by extension, commands after `linbandits`) of a study's one simulate job: the bundled
-    jobs of every experiment and run range, run by one `batch --file PLAN` (the commands one per line).
-    In a file, not on the command line: Snakemake records a job's command line and inputs once per
-    output file, and this job has ~1000 outputs (a 40 kB command line cost ~50 s of Snakemake's time)."""
-    runs = [(e, c) for e in exps for c in chunk_names(config, e)]
-    outputs = {ext: [p.format(chunk=c) for e, c in runs for p in bundled_simulate_outputs(config, e, ext)]
-               for ext in simulate_exts(curves)}
-    return outputs, [simulate_command(config, e, a, c, curves) for e, c in runs for a in e.algorithms]
-
-
-def simulate_command(config, exp: Experiment, algorithm: str, chunk: str, curves: bool, settings=None) -> str:
-    """`simulate-cells ...` (after `linbandits`) for one algorithm and run range over every setting (or
-    those of `settings`)."""
-    first, n = chunk_bounds(chunk)
-    settings = list(settings or exp.setting_ids())
-    csvs = [raw_path(config, exp, s, algorithm, chunk) for s in settings]
-    words = [f"simulate-cells --algorithm {shlex.quote(algorithm)} --first-trial {first} --trials {n}",
-             # [user algorithms, issue 37] the job process learns the user's class from its command line
-             user_algorithms.command_flag(algorithm) if user_algorithms.is_user_algorithm(algorithm) else "",
-             option_args(exp.options.get(algorithm, {})), "--curves" if curves else "",
-             simulate_cell_args(config, exp, csvs, settings)]
-    return " ".join(w for w in words if w)
-
-
-def simulate_job(config, exp: Experiment, curves: bool, settings=None):
-    """(output patterns by extension, the job's name in log paths, the command after `linbandits`)
-    of the experiment's simulate jobs: per algorithm and run range, or all algorithms of a run range
-    in one `batch` when bundles_algorithms; over every setting, or those of `settings` (one of
-    experiments.setting_groups). The command is a function of the job's wildcards."""
-    exts = simulate_exts(curves)
-    if not bundles_algorithms(config):
-        return ({ext: simulate_outputs(config, exp, ext, settings) for ext in exts}, "{algorithm}",
-                lambda w: simulate_command(config, exp, w.algorithm, w.chunk, curves, settings))
-    return ({ext: bundled_simulate_outputs(config, exp, ext, settings) for ext in exts}, "all",
-            lambda w: batch_command([simulate_command(config, exp, a, w.chunk, curves, settings)
-                                     for a in exp.algorithms]))
 
 
 def batch_command(commands: list[str]) -> str:
@@ -107,26 +298,18 @@ def batch_command(commands: list[str]) -> str:
     return commands[0] if len(commands) == 1 else "batch " + " ".join(shlex.quote(c) for c in commands)
 
 
-def experiment_jobs(config, exps: list[Experiment]) -> dict[str, list[Experiment]]:
-    """The jobs of a per-experiment step (instances, runs files), by name: one per experiment, or, when
-    bundles_algorithms (a preview), one per study (by_study; their commands in one `batch`) and one per
-    experiment built only on request."""
-    if not bundles_algorithms(config):
-        return {e.name: [e] for e in exps}
-    return {**by_study(exps), **{e.name: [e] for e in exps if on_request(e)}}
-
-
-instance_jobs = experiment_jobs
-
-
-def collect_command(config, exps: list[Experiment], curves) -> str:
-    """The command (after `linbandits`) of a runs job: `collect-runs` for each experiment of `exps`;
-    curves(exp) says whether its simulate jobs write curves."""
+def collect_command(config, exps: list[Experiment]) -> str:
+    """The command (after `linbandits`) of a runs job: `collect-runs` for each experiment of `exps`."""
     return batch_command([
         f"collect-runs --study {e.study} --experiment {e.name} --trials {e.trials}"
-        + (" --curves" if curves(e) else "")
+        + (" --curves" if catalogue.studies()[e.study].curves else "")
         + f" --out-stem {shlex.quote(runs_stem(config, e))} " + " ".join(shlex.quote(p) for p in raw_inputs(config, e))
         for e in exps])
+
+
+def setting_args(settings: dict) -> str:
+    """--setting flags for `linbandits instance` ('' when there are none)."""
+    return " ".join(f"--setting {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
 
 
 def instance_command(config, exps: list[Experiment]) -> str:
@@ -151,3 +334,5 @@ def instance_cell_args(config, exp: Experiment) -> str:
         cells.append(f"--cell {shlex.quote(own)} {shlex.quote(instance_path(config, exp, s))} "
                      f"{shlex.quote(instance_path(config, exp, s, 'json'))}")
     return " ".join(filter(None, [setting_args(exp.settings), *cells]))
+
+

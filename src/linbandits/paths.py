@@ -34,21 +34,6 @@ def raw_inputs(config, exp: Experiment) -> list[str]:
     return [p for s in exp.setting_ids() for a in exp.algorithms for p in raw_chunk_paths(config, exp, s, a)]
 
 
-def simulate_outputs(config, exp: Experiment, ext: str = "csv", settings=None) -> list[str]:
-    """What one simulate job writes: one file per setting of the experiment, as patterns in the
-    job's wildcards {algorithm} and {chunk}. A job is (experiment, algorithm, run range): it pays
-    process start-up and compilation once for all the settings (results do not change: run i of a
-    setting depends only on that setting's seed and i). `settings`: a job's share of them
-    (experiments.setting_groups; default all)."""
-    return [raw_path(config, exp, s, "{algorithm}", "{chunk}", ext) for s in settings or exp.setting_ids()]
-
-
-def bundled_simulate_outputs(config, exp: Experiment, ext: str = "csv", settings=None) -> list[str]:
-    """What a bundled simulate job writes (bundles_algorithms): every algorithm's file of every setting,
-    as patterns in the job's wildcard {chunk}."""
-    return [raw_path(config, exp, s, a, "{chunk}", ext) for a in exp.algorithms for s in settings or exp.setting_ids()]
-
-
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
     """The instance files the experiment's instance job writes."""
     return [instance_path(config, exp, s, ext) for s in own_instance_settings(exp)]
@@ -59,9 +44,9 @@ def instance_inputs(config, exp: Experiment, ext: str = "npz", settings=None) ->
     return [instance_path(config, exp, s, ext) for s in settings or exp.setting_ids()]
 
 
-def simulate_plan(config, study: str) -> str:
-    """results/<study>/raw/simulate_plan.txt: a preview's one simulate job's commands, one per line."""
-    return f"{prefix(config)}results/{study}/raw/simulate_plan.txt"
+def plan_file(config, study: str) -> str:
+    """results/<study>/plan.json: what each job of the study that reads a plan runs (linbandits.jobs)."""
+    return f"{prefix(config)}results/{study}/plan.json"
 
 
 def runs_stem(config, exp: Experiment) -> str:

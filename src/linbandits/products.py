@@ -3,7 +3,7 @@
 A study supplies a function (its `Study.products`) that lists its products for a config: each
 `Product` names its kind, its outputs, its inputs (the runs files of linbandits.runs, instance
 summaries, other products) and the function that makes it. The Snakemake rules
-(workflow/rules/study.smk) are written from these lists, and every rule runs
+(workflow/rules/products.smk) are written from these lists, and every rule runs
 
     linbandits products --study S --kind table|figure|claims [--only NAME] --config C
 

@@ -54,8 +54,11 @@ class Study:
     # True when its simulate jobs also write per-round curves (--curves F.npz).
     curves: bool = False
     # "module:function" returning a context manager entered once per simulate job around all its
-    # cells (e.g. P1-RAGE's design cache, shared by the settings of one arm set).
+    # cells of one algorithm (e.g. P1-RAGE's design cache, shared by the settings of one arm set).
     job_context: str = ""
+    # "module:function": config -> [linbandits.jobs.PlannedRule], the study's own jobs besides its
+    # simulate jobs (OPKB: its tuning grid); each reads its plan file, like a simulate job.
+    jobs: str = ""
     # What the shared code asks a study rather than knowing it (the defaults mean "none"):
     # panel keys of its figures that name further experiments drawn in the same panel (validated
     # like `experiment`);

@@ -10,14 +10,16 @@ The class is a subclass of `linbandits.study.Algorithm` with the study's interfa
 the kind of the instances of every experiment it runs, `run(seed, trial)` or
 `run_many(seed, trials, progress)` returning the columns the study's products read (`Study.columns`).
 It joins every published experiment of its study (not the switch runs, which re-judge the paper's
-claims under a protocol choice), or only those its entry lists, so the generic rules make one
-simulate job per experiment x algorithm x run range on the same job seeds as the paper's algorithms:
-trial i of a setting draws from the same stream index for every algorithm (paired comparisons).
+claims under a protocol choice), or only those its entry lists, on the same job seeds as the paper's
+algorithms: trial i of a setting draws from the same stream index for every algorithm (paired
+comparisons). Its runs are simulate jobs of their own, never shared with the paper's algorithms
+(linbandits.jobs), so its failure leaves their files alone.
 
 Checked before any job by linbandits.user_algorithm_checks (the workflow's config validation).
 
-Nothing here lives only in memory across processes: a simulate job is told the class by its command
-line (`--user-algorithm STUDY/NAME=TARGET`), the products by the config snapshot they read.
+Nothing here lives only in memory across processes: a simulate job is told the class by its plan
+(linbandits.jobs; `linbandits simulate` by hand: `--user-algorithm STUDY/NAME=TARGET`), the products by
+the config snapshot they read.
 """
 from __future__ import annotations
 
@@ -112,6 +114,7 @@ def order(name: str) -> int:
 
 
 def target_of(name: str) -> str:
+    """The class of a known user algorithm, as declared (what a simulate job's plan names)."""
     return _KNOWN[name][1]
 
 
@@ -191,14 +194,6 @@ def extra_for(config, study: str, experiment: str, row: dict) -> tuple[tuple, di
             names.append(d.name)
             options[d.name] = dict(d.options)
     return tuple(names), options
-
-
-def command_flag(name: str) -> str:
-    """The simulate command's words that tell the job process which class `name` is (and its study)."""
-    import shlex
-
-    study, target = _KNOWN[name]
-    return f"--user-algorithm {shlex.quote(f'{study}/{name}={target}')}"
 
 
 def register_flag(value: str) -> str:

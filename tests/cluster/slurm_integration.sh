@@ -13,7 +13,8 @@
 #     nothing to do), that both runs made the same files, and that the tables
 #     are byte-identical to the local run's (cmp),
 #  5. runs it once more on Slurm with a --config switch that makes one rule
-#     fail, and checks that Snakemake exits non-zero naming that rule,
+#     fail, and checks that Snakemake exits non-zero naming that rule, with the
+#     job's one-line error on its terminal,
 #  6. always (trap): cancels its Slurm jobs, stops the daemons it started by
 #     their recorded PIDs, and removes the temporary directory.
 #
@@ -33,6 +34,9 @@
 #   FAIL_TARGETS     targets of the failing run (default: TARGETS)
 #   FAIL_JOBS        --jobs of the failing run (1: one job fails, is retried,
 #                    fails again, and Snakemake stops, however big the DAG)
+#   FAIL_MESSAGE     the failing job's one-line error, which must reach Snakemake's
+#                    terminal on the login node, not only the job's log (default:
+#                    linbandits' simulate line for this repository, none otherwise)
 #   SNAKEMAKE_ARGS   extra arguments for every run (default: none)
 #   SLURM_EXTRA_ARGS extra arguments for the two Slurm runs only, e.g. to bundle
 #                    many short jobs into fewer Slurm jobs:
@@ -61,6 +65,10 @@ FAIL_CONFIG=${FAIL_CONFIG:-fail_rule_for_testing=True}
 FAIL_RULE=${FAIL_RULE:-simulate}
 FAIL_TARGETS=${FAIL_TARGETS:-$TARGETS}
 FAIL_JOBS=${FAIL_JOBS:-1}
+if [[ -z "${FAIL_MESSAGE+set}" && "$PIPELINE_DIR" == "$REPO_ROOT" ]]; then # this repository's simulate jobs
+  FAIL_MESSAGE="error: simulate failed on purpose (LINBANDITS_FAIL_FOR_TESTING is set)"
+fi
+FAIL_MESSAGE=${FAIL_MESSAGE:-}
 SNAKEMAKE_ARGS=${SNAKEMAKE_ARGS:-}
 SLURM_EXTRA_ARGS=${SLURM_EXTRA_ARGS:-}
 SLURM_PROFILE=$(abs_from_repo "${SLURM_PROFILE:-workflow/profiles/slurm}")
@@ -476,6 +484,9 @@ elif ! grep -Eq "Error in rule ${FAIL_RULE}[A-Za-z0-9_]*:" "$T/log/snakemake-fai
   fail "Snakemake exited $rc but did not name rule $FAIL_RULE as failed"
 elif ! grep -q 'submitted with SLURM jobid' "$T/log/snakemake-failing.log"; then
   fail "the failing run did not go through Slurm"
+elif [[ -n "$FAIL_MESSAGE" ]] && ! grep -qF "$FAIL_MESSAGE" "$T/log/snakemake-failing.log"; then
+  tail -n 30 "$T/log/snakemake-failing.log"
+  fail "the failing job's one-line error ($FAIL_MESSAGE) did not reach Snakemake's terminal"
 else
   log "failing run: exit $rc; Snakemake reports \"Error in rule ${FAIL_RULE}...:\" $(grep -Ec "Error in rule ${FAIL_RULE}[A-Za-z0-9_]*:" "$T/log/snakemake-failing.log") times: $(grep -m1 -o "SLURM-job '[0-9]*' failed, SLURM status is: '[A-Z_]*'" "$T/log/snakemake-failing.log" || true)"
 fi

@@ -110,11 +110,13 @@ def test_neural_variants_run_by_default_and_tuning_is_opt_in(tmp_path, make_work
 
 
 def test_a_batch_of_tuning_points_writes_what_one_job_a_point_wrote(tmp_path, make_workdir, snakemake):
-    """Two points a job (`points_per_job: 2`): every point's file is the one the point's own `opkb-tune`
-    command writes (the former layout: one job a point)."""
-    import shlex
+    """Two points a job (`points_per_job: 2`): every point's file is the one a job of that point alone
+    writes (the former layout: one job a point), and each job's plan holds its points."""
     import subprocess
     import sys
+
+    from linbandits import jobs
+    from linbandits.studies.opkb import tuning
 
     work = make_workdir(tmp_path / "batched")
     config_path = work / "config" / "config.yaml"
@@ -127,12 +129,14 @@ def test_a_batch_of_tuning_points_writes_what_one_job_a_point_wrote(tmp_path, ma
     assert any(len(indices) > 1 for _, _, indices in point_batches(points, 2))
     files = [f"results/opkb/tuning/{a}/point{i:04d}.json" for a, options in points.items() for i in range(len(options))]
     snakemake(work, "--cores", "2", *files)
-    runs = [f"{paths.instance_path(config, exp, s)}:{experiments.job_seed(config, exp.name, s)}" for s in exp.setting_ids()]
-    for algorithm, options in points.items():
-        for i, point in enumerate(options):
-            alone = tmp_path / f"{algorithm}-{i}.json"
-            words = ["opkb-tune", "--algorithm", algorithm, "--runs", *runs, "--out", str(alone)]
-            words += [w for k, v in sorted(point.items()) for w in ("--option", f"{k}={v}")]
-            subprocess.run([sys.executable, "-m", "linbandits", *words], cwd=work, check=True, capture_output=True)
-            assert (work / f"results/opkb/tuning/{algorithm}/point{i:04d}.json").read_bytes() == alone.read_bytes(), \
-                shlex.join(words)
+    batches = tuning.jobs(config)
+    assert sorted(f for r in batches for f in r.outputs["points"]) == sorted(files)
+    for rule in batches:
+        plan = rule.plan({})
+        assert json.loads((work / rule.plan_file).read_text()) == plan      # what the job read
+        for point in plan["points"]:
+            alone = tmp_path / "alone.json"
+            one = jobs.write_plan(str(tmp_path / "one.json"), {**plan, "points": [{**point, "out": str(alone)}]})
+            subprocess.run([sys.executable, "-m", "linbandits", "run-job", one], cwd=work, check=True,
+                           capture_output=True)
+            assert (work / point["out"]).read_bytes() == alone.read_bytes(), point

@@ -47,7 +47,7 @@ def test_every_table_has_the_schema(full_run):
 def test_tables_identical_across_cores_chunk_sizes_and_bundling(full_run, tmp_path, make_workdir, snakemake):
     """--cores 1, chunk size 7 and every algorithm of an experiment in one job (a preview's layout):
     the same tables, byte for byte, as the full run's --cores 2, chunk size 20, one job per algorithm."""
-    other = make_workdir(tmp_path / "other", chunk_size=7, bundle_algorithms=True)
+    other = make_workdir(tmp_path / "other", chunk_size=7, job_size="run_range")
     targets = [f"results/p1rage/tables/{n}.csv" for n in ("soare_sto", "multi_osci", "malicious")]
     snakemake(other, "--cores", "1", *targets)
     chunks = list((other / "results/p1rage/raw/soare_sto/T210/P1-RAGE").glob("chunk*.csv"))
@@ -61,7 +61,7 @@ def test_tables_identical_across_cores_chunk_sizes_and_bundling(full_run, tmp_pa
 def test_single_figure_runs_only_what_it_needs(tmp_path, make_workdir, planned_jobs):
     jobs = planned_jobs(make_workdir(tmp_path / "fresh"), "figures/p1rage/fig4_malicious.pdf")
     assert jobs == {"p1rage_fig4_malicious": 1, "runs_malicious": 1, "simulate_malicious": 6,
-                    "instances_malicious": 1, "p1rage_config": 1}
+                    "instances_malicious": 1, "study_config": 1}
 
 
 def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full_run, planned_jobs, snakemake):

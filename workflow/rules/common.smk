@@ -47,7 +47,6 @@ BUILTIN = sorted(
     for n, e in EXPERIMENTS.items()
     if e.instance in catalogue.family_names() and experiments.own_instance_settings(e)
 )
-CURVE_STUDIES = [s for s in STUDIES if catalogue.studies()[s].curves]
 R6A = config.get("r6a", {})
 R6A_DAYS = list(PUBLISHED_DAYS)
 
@@ -55,6 +54,23 @@ R6A_DAYS = list(PUBLISHED_DAYS)
 # enabled studies), and the outputs of each opt-in target (robustness, opkb_tuning, ...) by target.
 STUDY_TARGETS = {s: [] for s in STUDIES}
 OPT_IN_TARGETS = {}
+
+
+# A job's last log line (its one-line error) on the terminal when it fails, not only in its log.
+# Appended to a shell command that writes its log; through Slurm, the profile's show-failed-logs
+# shows the log on the login node instead (the job's own terminal is its Slurm log).
+ON_FAILURE = " || (tail -n 1 {log} >&2; exit 1)"
+
+# Every job that reads a plan file (linbandits.jobs): the simulate jobs at the config's job_size,
+# then each study's own (Study.jobs).
+try:
+    PLANNED = {
+        s: jobs.planned_rules(config, s, list(EXPERIMENTS.values())) for s in STUDIES
+    }
+    jobs.check_unique([r for rules in PLANNED.values() for r in rules])
+except UserError as exc:
+    sys.stderr.write(f"\n{exc}\n\n")
+    sys.exit(1)
 
 
 def all_inputs(wildcards):

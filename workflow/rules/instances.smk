@@ -1,8 +1,10 @@
-# The instance files of the experiments with a built-in instance family (any study): every
-# setting's instance file (+ JSON summary), results/<study>/instances/<experiment>/<setting>.npz.
-# One rule per experiment, named instances_<experiment>; in a preview (or with
-# `bundle_algorithms: true`) one per study, instances_<study>, that runs the same instance-cells
-# commands in one process (`linbandits batch`).
+# Stage 1, instances: the instance file (+ JSON summary) of every setting of every experiment,
+#   results/<study>/instances/<experiment>/<setting>.npz
+# instances_<experiment> writes an experiment's settings that no earlier experiment has (a setting
+# equal to an earlier one's reads that file); with a job_size other than `algorithm` (the preview)
+# instances_<study> writes a study's in one process (`linbandits batch`). The instances a study's own
+# command builds from data (its Study.external_instances: the Yahoo! arm sets) have one job per
+# experiment, instances_<experiment> too.
 
 for _name, _exps in jobs.instance_jobs(
     config, [EXPERIMENTS[n] for n in BUILTIN]
@@ -10,6 +12,7 @@ for _name, _exps in jobs.instance_jobs(
     _priority = jobs.upstream_priority(config, _exps, list(EXPERIMENTS.values()))
 
     rule:
+        """instances: an experiment's instance files (a study's, bundled), from its family and settings"""
         name:
             f"instances_{_name}"
         output:
@@ -31,12 +34,9 @@ for _name, _exps in jobs.instance_jobs(
         params:
             command=jobs.instance_command(config, _exps),
         shell:
-            f"{LB} {{params.command}} > {{log}} 2>&1"
+            f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
 
 
-# The instances a study's own command builds from data (its Study.external_instances: the Yahoo!
-# arm sets of P1-RAGE and LinGapE): one job per experiment that names one, every setting in one
-# process, named instances_<experiment> like a family's.
 for _study in STUDIES:
     _external = catalogue.studies()[_study].external_instances
     for _name, _exp in EXPERIMENTS.items():
@@ -45,6 +45,7 @@ for _study in STUDIES:
         _made = _external[_exp.instance]
 
         rule:
+            """instances: an experiment's instance files, built from data by its study's own command"""
             name:
                 f"instances_{_name}"
             input:
@@ -63,7 +64,7 @@ for _study in STUDIES:
             params:
                 command=catalogue.resolve(_made.command)(config, _exp),
             shell:
-                f"{LB} {{params.command}} > {{log}} 2>&1"
+                f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
 
         STUDY_TARGETS[_study] += [
             f for f in _made.also_builds if f not in STUDY_TARGETS[_study]

@@ -1,8 +1,10 @@
-# The overview page of the report: every study, its figures, its claims' verdicts and their
-# robustness, from each enabled study's config snapshot and claims file.
+# Stage 5, overview: the report's first page, every study, its figures, its claims' verdicts and
+# their robustness, from each enabled study's config snapshot and claims file; and the targets
+# beside the default one (the contact sheet, the opt-in targets the studies' products name).
 
 
 rule overview:
+    """overview: results/overview.md, every study and every claim's verdict"""
     input:
         snapshots=[study_snapshot(s) for s in ENABLED_STUDIES],
         claims=[f"{PREFIX}results/{s}/claims.json" for s in ENABLED_STUDIES],
@@ -31,12 +33,13 @@ rule overview:
         ),
         preview="--preview" if config.get("preview") else "",
     shell:
-        f"{LB} overview {{params.studies}} {{params.preview}} --out {{output}} > {{log}} 2>&1"
+        f"{LB} overview {{params.studies}} {{params.preview}} --out {{output}} > {{log}} 2>&1{ON_FAILURE}"
 
 
 # Every figure of the run on one page (`snakemake --cores 2 contact_sheet`), in colour and in
 # greyscale, as a reviewer would look at them side by side; not part of the default target.
 rule contact_sheet:
+    """target: every figure of the run on one page, in colour and in greyscale"""
     input:
         [
             f
@@ -67,6 +70,7 @@ rule contact_sheet:
 for _target, _files in OPT_IN_TARGETS.items():
 
     rule:
+        """target: the opt-in products a study's products name (e.g. robustness, opkb_tuning)"""
         name:
             _target
         input:

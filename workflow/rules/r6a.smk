@@ -1,9 +1,11 @@
-# Yahoo! R6A click logs, shared by the studies that read them: check the day
-# files, parse each day once, count what was skipped. `r6a: source: synthetic`
-# writes a stand-in corpus in the R6A line format first (r6a_synthetic, r6a_dir: common.smk).
+# Data, before stage 1: the Yahoo! R6A click logs, shared by the studies whose instances read them
+# (P1-RAGE's and LinGapE's Yahoo! experiments): check the day files, parse each day once, count what
+# was skipped. `r6a: source: synthetic` writes a stand-in corpus in the R6A line format first
+# (r6a_synthetic, r6a_dir: common.smk).
 
 
 rule yahoo_synthetic_corpus:
+    """data: a synthetic stand-in corpus in the R6A line format (r6a: source: synthetic)"""
     output:
         marker="data/synthetic_r6a/SYNTHETIC.json",
     log:
@@ -24,6 +26,7 @@ rule yahoo_synthetic_corpus:
 
 
 rule yahoo_check:
+    """data: the seven R6A day files checked"""
     input:
         ["data/synthetic_r6a/SYNTHETIC.json"] if r6a_synthetic() else [],
     output:
@@ -46,6 +49,7 @@ rule yahoo_check:
 
 
 rule yahoo_parse_day:
+    """data: one R6A day parsed into features, with its quality counts"""
     input:
         "data/processed/r6a_checked.flag",
     output:
@@ -70,6 +74,7 @@ rule yahoo_parse_day:
 
 
 rule yahoo_qc:
+    """data: the R6A quality counts of every day in one file"""
     input:
         expand("data/processed/r6a/day{day}_qc.json", day=R6A_DAYS),
     output:

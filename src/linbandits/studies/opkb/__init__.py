@@ -25,9 +25,7 @@ STUDY = Study(
         "opkb_cosine_slow": f"{_I}:opkb_cosine_slow",
     },
     kinds={"arm_rewards": f"{_I}:ArmRewardsInstance"},
-    commands={
-        "opkb-tune": ("linbandits.studies.opkb.tuning:main_point", "opkb: one tuning grid point on every Env 1 seed"),
-    },
+    jobs="linbandits.studies.opkb.tuning:jobs",    # the opt-in tuning grid's points, several a job
     products="linbandits.studies.opkb.products:products",
     columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
     curves=True,

@@ -1,5 +1,6 @@
 """The opt-in tuning of spec C: grid points, several a job (`points_per_job`; every Env 1 instance seed), the best point
-(the table is a product of the `opkb_tuning` target: linbandits.studies.opkb.products).
+(the table is a product of the `opkb_tuning` target: linbandits.studies.opkb.products). The jobs are the
+study's own (Study.jobs): each reads its points from the study's plan file, like a simulate job.
 
 Grids (config `tuning:`): `grids` are full Cartesian products (SW-GPUCB, WGPUCB); `sweeps` vary one
 option at a time around the algorithm's configured point (ADA-OPKB: its 1e7-point grid is not exhausted,
@@ -9,7 +10,6 @@ the experiment's runs exactly.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from linbandits.atomic import write_text_atomic
 from linbandits.catalogue import make_algorithm
-from linbandits.cli import parse_pairs
-from linbandits.errors import UserError
 from linbandits.problems import load_instance_file
+
+RUNNER = "linbandits.studies.opkb.tuning:run_points"
 
 
 def valid(options: dict) -> bool:
@@ -58,25 +58,49 @@ def point_batches(points: dict[str, list[dict]], per_job: int) -> list[tuple[str
             for algorithm, options in points.items() for first in range(0, len(options), per_job)]
 
 
-def main_point(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="linbandits opkb-tune")
-    p.add_argument("--algorithm", required=True)
-    p.add_argument("--runs", nargs="+", required=True, metavar="INSTANCE.npz:SEED")
-    p.add_argument("--option", action="append", metavar="K=V")
-    p.add_argument("--out", required=True)
-    args = p.parse_args(argv)
-    options = parse_pairs(args.option, "--option")
-    regrets = []
-    for item in args.runs:
-        path, _, seed = item.rpartition(":")
-        if not path or not seed.isdigit():
-            raise UserError(f"--runs entry {item!r} is not INSTANCE.npz:SEED")
-        algorithm = make_algorithm(args.algorithm, load_instance_file(path), options)
-        regrets.append(float(algorithm.simulate(int(seed), np.array([0])).columns["regret"][0]))
-    out = {"algorithm": args.algorithm, "options": algorithm.options, "regrets": regrets,
-           "mean": float(np.mean(regrets)), "se": float(np.std(regrets, ddof=1) / np.sqrt(len(regrets)))
-           if len(regrets) > 1 else float("nan")}
-    write_text_atomic(args.out, json.dumps(out) + "\n")
+def jobs(config) -> list:
+    """The tuning's jobs (linbandits.jobs.PlannedRule), one per batch of `points_per_job` points of one
+    algorithm (point_batches), named opkb_tune_<algorithm>_<first point>: one process and one Snakemake job for several
+    points (Snakemake's own bookkeeping costs ~3 CPU-s a job with ~1,000 pending), the files of the points.
+    Each point runs the algorithm with its options on every instance seed of the tuning experiment, with that
+    experiment's own job seeds."""
+    from linbandits import experiments, paths
+    from linbandits.jobs import PlannedRule, job_files
+
+    tuning = config["studies"]["opkb"].get("tuning") or {}
+    if not tuning:
+        return []
+    exp = experiments.experiments(config)[tuning["experiment"]]
+    points = grid_points(tuning, exp.options)
+    instances = [paths.instance_path(config, exp, s) for s in exp.setting_ids()]
+    runs = [{"instance": paths.instance_path(config, exp, s), "seed": experiments.seed_of(config, exp, s)}
+            for s in exp.setting_ids()]
+    out = []
+    for algorithm, first, indices in point_batches(points, int(tuning.get("points_per_job", 10))):
+        files = [f"{paths.prefix(config)}results/opkb/{point_file(algorithm, i)}" for i in indices]
+        plan = {"runner": RUNNER, "runs": runs,
+                "points": [{"algorithm": algorithm, "out": f,      # options as text, as the simulate jobs'
+                            "options": {k: str(v) for k, v in sorted(points[algorithm][i].items())}}
+                           for i, f in zip(indices, files)]}
+        out.append(PlannedRule(rule=f"opkb_tune_{algorithm.replace('-', '_')}_{first:04d}", study="opkb",
+                               outputs={"points": files}, inputs=tuple(instances), wildcards=({},),
+                               plan=lambda w, plan=plan: plan, runtime=60 * len(indices),
+                               **job_files(config, "opkb", f"tuning/{algorithm}/points{first:04d}")))
+    return out
+
+
+def run_points(plan: dict) -> int:
+    """A tuning job: each point's algorithm with its options on every run (instance file, seed), one trial
+    each; its final regrets, their mean and standard error written to the point's file."""
+    for point in plan["points"]:
+        regrets = []
+        for run in plan["runs"]:
+            algorithm = make_algorithm(point["algorithm"], load_instance_file(run["instance"]), point["options"])
+            regrets.append(float(algorithm.simulate(int(run["seed"]), np.array([0])).columns["regret"][0]))
+        out = {"algorithm": point["algorithm"], "options": algorithm.options, "regrets": regrets,
+               "mean": float(np.mean(regrets)), "se": float(np.std(regrets, ddof=1) / np.sqrt(len(regrets)))
+               if len(regrets) > 1 else float("nan")}
+        write_text_atomic(point["out"], json.dumps(out) + "\n")
     return 0
 
 

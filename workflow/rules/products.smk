@@ -1,67 +1,33 @@
-# Every study's config snapshot, runs files and products (tables, figures, claims), written from
-# linbandits.products: a study lists its products; nothing here is study-specific.
-#   results/<study>/config.yaml           the study's config as this run saw it
-#   results/<study>/runs/<experiment>.*   every run of an experiment (linbandits.runs)
+# Stage 4, products: each study's tables, figures and claims, from its runs files (linbandits.products:
+# a study lists its products; nothing here is study-specific).
+#   results/<study>/config.yaml           the study's config as this run saw it (rule study_config)
 #   results/<study>/tables/, figures/<study>/, results/<study>/claims.*   its products
+# <study>_<product> makes one product; with a job_size other than `algorithm` (the preview)
+# <study>_products makes a study's default products in one process. `snakemake --cores 2 <study>`
+# builds one study.
 
 SUBCATEGORY = {"table": "Tables", "figure": "Figures", "claims": "Claims"}
 
 
-for _study in PRODUCT_STUDIES:
-
-    rule:
-        name:
-            f"{_study}_config"
-        input:
-            workflow.source_path("../templates/text.j2"),
-        output:
-            study_snapshot(_study),
-        log:
-            f"{PREFIX}logs/{_study}/config.log",
-        resources:
-            mem_mb=100,
-            runtime=1,
-        params:
-            # A function: Snakemake would read braces in a string param as wildcards.
-            text=lambda w, study=_study: study_config_text(study),
-        template_engine:
-            "jinja2"
+rule study_config:
+    """products: a study's config as this run saw it, which its products read"""
+    input:
+        workflow.source_path("../templates/text.j2"),
+    output:
+        f"{PREFIX}results/{{study}}/config.yaml",
+    log:
+        f"{PREFIX}logs/{{study}}/config.log",
+    resources:
+        mem_mb=100,
+        runtime=1,
+    params:
+        # A function: Snakemake would read braces in a string param as wildcards.
+        text=lambda w: study_config_text(w.study),
+    template_engine:
+        "jinja2"
 
 
-# One runs job per experiment; in a preview (or with `bundle_algorithms: true`) one per study.
-for _name, _exps in jobs.experiment_jobs(
-    config, [e for e in EXPERIMENTS.values() if e.study in PRODUCT_STUDIES]
-).items():
-    _priority = jobs.upstream_priority(config, _exps, list(EXPERIMENTS.values()))
-
-    rule:
-        name:
-            f"runs_{_name}"
-        input:
-            chunks=[p for e in _exps for p in paths.raw_inputs(config, e)],
-        output:
-            npz=[f"{paths.runs_stem(config, e)}.npz" for e in _exps],
-            json=[f"{paths.runs_stem(config, e)}.json" for e in _exps],
-        log:
-            f"{PREFIX}logs/{_exps[0].study}/runs/{_name}.log",
-        benchmark:
-            f"{PREFIX}logs/{_exps[0].study}/benchmarks/runs/{_name}.tsv"
-        priority: _priority
-        conda:
-            ENV
-        resources:
-            mem_mb=2000,
-            runtime=5 * len(_exps),
-        params:
-            command=jobs.collect_command(
-                config, _exps, lambda e: e.study in CURVE_STUDIES
-            ),
-        shell:
-            f"{LB} {{params.command}} > {{log}} 2>&1"
-
-
-# A preview (or `bundle_algorithms: true`) makes a study's default products in one job.
-BUNDLE_PRODUCTS = jobs.bundles_algorithms(config)
+BUNDLE_PRODUCTS = jobs.bundles_steps(config)
 
 for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
     _ps = [p for p in products.study_products(config, _study) if not p.target]
@@ -72,6 +38,7 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
     )
 
     rule:
+        """products: every table, figure and claims file of a study in one job"""
         name:
             f"{_study}_products"
         input:
@@ -105,7 +72,7 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
         params:
             study=lambda w, s=_study: s,
         shell:
-            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1"
+            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1{ON_FAILURE}"
 
     STUDY_TARGETS[_study] += [f for p in _ps for f in p.outputs]
 
@@ -118,6 +85,7 @@ for _study in PRODUCT_STUDIES:
     ]:
 
         rule:
+            """products: one table, figure or claims file of a study, from its runs files"""
             name:
                 f"{_study}_{_p.name}"
             input:
@@ -149,7 +117,7 @@ for _study in PRODUCT_STUDIES:
                 name=lambda w, n=_p.name: n,
             shell:
                 f"{LB} products --study {{params.study}} --kind {{params.kind}} --only {{params.name}} "
-                "--config {input.config} > {log} 2>&1"
+                f"--config {{input.config}} > {{log}} 2>&1{ON_FAILURE}"
 
         if _p.target:
             # an opt-in target, like the default one, builds only what the enabled studies name
@@ -162,8 +130,8 @@ for _study in PRODUCT_STUDIES:
 
 for _study in PRODUCT_STUDIES:
 
-    # `snakemake --cores 2 <study>`: this study alone.
     rule:
+        """target: one study's figures, tables and claims (`snakemake --cores 2 <study>`)"""
         name:
             _study
         input:
