@@ -1,5 +1,6 @@
-"""The first hour's errors (issue 38): every output that cannot be written, and every bad argument or
-input a new user tries, is one line on stderr (`error: cannot write PATH: REASON; FIX` for a write),
+"""linbandits.atomic: every output is written whole or not at all, and one that cannot be written is
+refused early, in one line (issue 38, the first hour's errors): every output that cannot be written, and
+every bad argument or input a new user tries, is one line on stderr (`error: cannot write PATH: REASON; FIX` for a write),
 exit 2, no traceback, and no temporary or half-written file left behind.
 
 The conditions are planted for real where root allows it (tests run as root, whom permission bits do
