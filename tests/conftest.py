@@ -48,6 +48,12 @@ def _planned_jobs(workdir: Path, *targets, **kwargs) -> dict:
     return counts
 
 
+@pytest.fixture
+def config():
+    """The published config (config/config.yaml under every study's defaults), a fresh copy per test."""
+    return read_config(REPO / "config" / "config.yaml")
+
+
 @pytest.fixture(scope="session")
 def make_workdir():
     return _make_workdir

@@ -1,22 +1,14 @@
 """linbandits.experiments: the config's studies and switch runs as experiments, their settings, run counts
 (scaled, previewed), run ranges and seeds. (Where their files are: tests/test_paths.py; what their jobs
 run: tests/test_jobs.py.)"""
-import copy
-
 import pytest
 
-from linbandits import catalogue, experiments, paths, products, validation
+from linbandits import experiments, validation
 from linbandits.errors import UserError
-from linbandits.study_config import read_config
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
-
-
-@pytest.fixture
-def config():
-    return read_config(REPO / "config/config.yaml")
 
 
 def test_default_config_is_valid_and_has_the_paper_grid(config):

@@ -21,16 +21,10 @@ import pytest
 from linbandits import catalogue, experiments, jobs, paths
 from linbandits.errors import UserError
 from linbandits.runs import parse_chunk_path
-from linbandits.study_config import read_config
 
 REPO = Path(__file__).resolve().parents[1]
 SIZES = ("algorithm", "run_range", "study")
 USER = {"p1rage": {"Uniform": str(REPO / "examples" / "p1rage_uniform" / "uniform.py") + ":Uniform"}}
-
-
-@pytest.fixture
-def config():
-    return read_config(REPO / "config" / "config.yaml")
 
 
 def every_job(config):

@@ -2,20 +2,7 @@
 instance file written once and read by every experiment that needs it."""
 import copy
 
-import pytest
-
-from linbandits import catalogue, experiments, paths, products, validation
-from linbandits.errors import UserError
-from linbandits.study_config import read_config
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
-
-
-@pytest.fixture
-def config():
-    return read_config(REPO / "config/config.yaml")
+from linbandits import catalogue, experiments, paths, products
 
 
 def test_paths_are_grouped_by_study_and_preview_goes_elsewhere(config):

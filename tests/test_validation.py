@@ -1,21 +1,13 @@
 """linbandits.validation: a bad config is one line naming the key and what is allowed, before any job
 (the dry run's view: tests/test_bad_input_refused_early.py)."""
-import copy
-
 import pytest
 
-from linbandits import catalogue, experiments, paths, products, validation
+from linbandits import paths, validation
 from linbandits.errors import UserError
-from linbandits.study_config import read_config
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
-
-
-@pytest.fixture
-def config():
-    return read_config(REPO / "config/config.yaml")
 
 
 @pytest.mark.parametrize("mutate, message", [
