@@ -4,9 +4,13 @@ models and trials; an environment that draws its noise matrix in another order o
 (planted) does not."""
 import dataclasses
 import math
+import shutil
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+import yaml
 from environment_checks import record_differences
 
 from linbandits.environment import SteppedAlgorithm, make_environment
@@ -133,3 +137,64 @@ def test_the_run_refuses_steps_past_the_horizon_and_an_early_outcome():
         env.step(0)
     with pytest.raises(UserError, match="is not an arm"):
         make_environment("swucb", instance(10, "constant", "gaussian"), SEED, 0).step(2)
+
+
+# ---------------------------------------------------------------- the example, end to end through Snakemake
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "swucb_discounted"
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory, make_workdir, snakemake):
+    """.test's swucb section with the example's overlay, run as its config file says (from the workdir, which
+    holds a copy of the example at the same relative path)."""
+    from linbandits import catalogue
+
+    workdir = make_workdir(tmp_path_factory.mktemp("discounted"))
+    config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    for study in catalogue.studies():
+        config["studies"][study]["enabled"] = study == "swucb"
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    shutil.copytree(EXAMPLE, workdir / "examples" / "swucb_discounted")
+    snakemake(workdir, "--cores", "2", "swucb", "--configfile", str(workdir / "config" / "config.yaml"),
+              str(workdir / "examples" / "swucb_discounted" / "config.yaml"))
+    return workdir
+
+
+def test_the_example_runs_in_the_pipeline_with_its_options_on_the_paper_noise(example_run):
+    """Its raw runs are those of the class on the pipeline's instance and job seed, with the overlay's
+    option: it stepped the paper algorithms' environment of every run."""
+    from linbandits import experiments, paths
+    from linbandits.problems import load_instance_file
+    from linbandits.study_config import read_config
+    from linbandits.user_algorithms import algorithm_class, register
+
+    config = read_config(example_run / "config" / "config.yaml")
+    config["extra_algorithms"] = yaml.safe_load((EXAMPLE / "config.yaml").read_text())["extra_algorithms"]
+    exps = experiments.study_experiments(config, "swucb")
+    register("D-LinUCB", f"{EXAMPLE / 'discounted.py'}:DiscountedUCB", "swucb")
+    cls = algorithm_class("D-LinUCB")
+    checked = 0
+    for name, exp in exps.items():
+        if exp.switch_of:
+            assert "D-LinUCB" not in exp.algorithms
+            continue
+        assert "D-LinUCB" in exp.algorithms
+        for setting in exp.setting_ids():
+            raw = pd.concat([pd.read_csv(example_run / p)
+                             for p in paths.raw_chunk_paths(config, exp, setting, "D-LinUCB")])
+            inst = load_instance_file(example_run / paths.instance_path(config, exp, setting))
+            mine = cls(inst, gamma=0.995).simulate(experiments.seed_of(config, exp, setting), raw["trial"].to_numpy())
+            assert np.array_equal(raw["regret"].to_numpy(), mine.columns["regret"])
+            default = cls(inst).simulate(experiments.seed_of(config, exp, setting), raw["trial"].to_numpy())
+            assert not np.array_equal(raw["regret"].to_numpy(), default.columns["regret"])   # the option reached it
+            checked += 1
+    assert checked == 4
+
+
+def test_the_example_is_compared_with_the_paper_algorithms(example_run):
+    text = (example_run / "results" / "swucb" / "claims.md").read_text()
+    assert "## D-LinUCB against the paper's algorithms" in text
+    regret = pd.read_csv(example_run / "results" / "swucb" / "tables" / "regret.csv")
+    assert any(str(s).startswith("D-LinUCB") for s in regret["series"])     # (the label may carry its options)
