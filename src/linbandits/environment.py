@@ -99,7 +99,7 @@ class Environment:
     # -- shared
     def step_many(self, arms) -> np.ndarray:
         """The rewards of pulling `arms` in order, one step each (the same numbers as step by step)."""
-        return np.array([self.step(int(a)) for a in np.asarray(arms, dtype=np.int64).reshape(-1)], dtype=float)
+        return np.array([self.step(int(a)) for a in self._arms_many(arms, self.arms.shape[0])], dtype=float)
 
     def algorithm_generator(self) -> np.random.Generator:
         """A generator for the algorithm's own random choices: generator(seed, trial, ALGORITHM_PURPOSE),
