@@ -104,8 +104,10 @@ def test_a_planted_attribute_or_a_dropped_row_is_caught():
 
 # ---------------------------------------------------------------- the interface
 
-def test_every_study_offers_an_environment_with_its_kinds():
-    for name, study in catalogue.studies().items():
+def test_the_five_studies_offer_an_environment_with_their_kinds():
+    offering = {name: study for name, study in catalogue.studies().items() if study.environment}
+    assert {"p1rage", "lingape", "swucb", "oam", "opkb"} <= set(offering)     # optional for a new study
+    for name, study in offering.items():
         cls = environment_class(name)
         kinds = {k for a in study.algorithms.values() for k in catalogue.resolve(a).kinds}
         assert set(cls.kinds) == kinds and cls.study == name
