@@ -42,7 +42,7 @@ class LingapeEnvironment(BestArmEnvironment):
 
     def _take(self, n: int) -> np.ndarray:
         """The run's next n draws (blocks drawn as they run out: the same sequence as one at a time)."""
-        while self._draws.size - self._next < n:
+        while self._draws.size - self._next < max(n, 1):
             more = draw_block(self._rng, self.instance.reward, max(DRAW_BLOCK, n))
             self._draws = np.concatenate([self._draws[self._next:], more])
             self._next = 0
@@ -71,7 +71,10 @@ class LingapeEnvironment(BestArmEnvironment):
     def step(self, arm: int) -> float:
         self._check_open()
         arm = self._arm(arm, self._X.shape[0])
-        draw = self._take(1)[0]
+        if self._next >= self._draws.size:
+            self._take(0)
+        draw = self._draws[self._next]
+        self._next += 1
         self.pulls[arm] += 1
         self.t += 1
         if self._gaussian:
