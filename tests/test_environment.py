@@ -198,3 +198,21 @@ def test_a_stepped_algorithm_that_misbehaves_is_one_line():
         NoStudy(inst).simulate(0, 1)
     with pytest.raises(NotImplementedError, match="NoPlay does not implement play"):
         NoPlay(inst).simulate(0, 1)
+
+
+def test_an_experiment_on_data_reads_the_pipelines_instance_file_or_says_how_to_build_it(tmp_path, monkeypatch):
+    from linbandits import experiments, paths
+    from linbandits.problems import save_instance
+    from linbandits.study_config import read_config
+
+    config = read_config(REPO / ".test" / "config" / "config.yaml")
+    monkeypatch.chdir(tmp_path)
+    exp = experiments.experiments(config)["exp3_yahoo"]
+    path = paths.instance_path(config, exp, exp.setting_ids()[0])
+    with pytest.raises(UserError, match=f"build it first: snakemake --cores 2 {path}"):
+        linbandits.experiment_environment("exp3_yahoo", None, 0, config=config)
+    sets = ArmSetsInstance(name="sets", arm_sets=np.stack([np.eye(3), 2 * np.eye(3)]), theta=np.array([0.5, 0.1, 0.0]))
+    Path(path).parent.mkdir(parents=True)
+    save_instance(path, sets)
+    env = linbandits.experiment_environment("exp3_yahoo", None, 1, config=config)
+    assert np.array_equal(env.arms, 2 * np.eye(3)) and env.seed == experiments.seed_of(config, exp, exp.setting_ids()[0])

@@ -215,15 +215,16 @@ def experiment_environment(experiment: str, setting: str | None, trial: int, con
                             f"not there yet; build it first: snakemake --cores 2 {path}")
         instance = load_instance_file(path)
     cls = environment_class(exp.study)
+    paper = [exp.options.get(a, {}) for a in exp.algorithms if a in catalogue.studies()[exp.study].algorithms]
     choices = {}
     for key in cls.defaults:
-        values = {repr(exp.options.get(a, {}).get(key)) for a in exp.algorithms
-                  if a in catalogue.studies()[exp.study].algorithms and key in exp.options.get(a, {})}
-        if len(values) > 1:
-            raise UserError(f"experiment {experiment}: its algorithms run with different {key} options ({values}); "
-                            f"call make_environment with the one you want")
+        values = [o[key] for o in paper if key in o]
+        if len({repr(v) for v in values}) > 1:
+            raise UserError(f"experiment {experiment}: its algorithms run with different {key} options "
+                            f"({', '.join(sorted({str(v) for v in values}))}); call make_environment with the one "
+                            f"you want")
         if values:
-            choices[key] = next(iter(exp.options[a][key] for a in exp.algorithms if key in exp.options.get(a, {})))
+            choices[key] = values[0]
     run_seed = experiments.seed_of(config, exp, setting) if seed is None else seed
     return cls(instance, run_seed, trial, **choices)
 
