@@ -123,7 +123,7 @@ def test_bad_input_is_one_user_error():
         make_environment("oam", inst, -1, 0)
     with pytest.raises(UserError, match="the trial must be an integer >= 0"):
         make_environment("oam", inst, 1, -2)
-    with pytest.raises(UserError, match="has no option 'noise'"):
+    with pytest.raises(UserError, match="the oam environment has no option 'noise'"):
         make_environment("oam", inst, 1, 0, noise="gaussian")
     with pytest.raises(UserError, match="arm 3 is not an arm"):
         make_environment("oam", inst, 1, 0).step(3)
@@ -158,7 +158,7 @@ def test_experiment_environment_takes_the_noise_model_the_paper_algorithms_run_w
     opkb = config["studies"]["opkb"]
     name = next(n for n, e in opkb["experiments"].items() if e["instance"] != "opkb_cosine")
     opkb["options"] = {a: {**(opkb.get("options") or {}).get(a, {}), "noise": "gaussian"} for a in opkb["algorithms"]}
-    assert linbandits.experiment_environment(name, None, 0, config=config).choices == {"noise": "gaussian"}
+    assert linbandits.experiment_environment(name, None, 0, config=config).options == {"noise": "gaussian"}
 
 
 def test_the_algorithm_generator_is_its_own_stream():

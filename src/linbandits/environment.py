@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from linbandits.errors import UserError, check_seed
+from linbandits.options import parse_options
 from linbandits.streams import generator
 from linbandits.study import Algorithm, Run
 
@@ -32,7 +33,7 @@ ALGORITHM_PURPOSE = 1000
 class Environment:
     """The interface every study's environment implements (subclasses set the class attributes).
 
-    Attributes of every environment: `study`, `kinds`, `instance`, `seed`, `trial`, `choices` (the
+    Attributes of every environment: `study`, `kinds`, `instance`, `seed`, `trial`, `options` (the
     environment's own options, e.g. opkb's noise model), `t` (steps taken: rounds or pulls),
     `horizon` (the steps a run has, or None where the algorithm decides when to stop), `arms` (the
     arms the next step may pull, one row each), `context` (the current context's index, or None where
@@ -40,10 +41,14 @@ class Environment:
 
     study = ""
     kinds: tuple = ()
-    defaults: dict = {}          # environment option -> default
-    choices_allowed: dict = {}   # environment option -> allowed values
+    defaults: dict = {}          # its options and their defaults, as an algorithm's (linbandits.options)
+    choices: dict = {}           # option -> the values it may take
 
-    def __init__(self, instance, seed: int, trial: int, **choices):
+    @property
+    def name(self) -> str:
+        return f"the {self.study} environment"
+
+    def __init__(self, instance, seed: int, trial: int, **options):
         if getattr(instance, "kind", None) not in self.kinds:
             raise UserError(f"the {self.study} environment runs on {' or '.join(self.kinds)} instances, but "
                             f"{getattr(instance, 'name', instance)!r} is a {getattr(instance, 'kind', '?')} instance")
@@ -52,22 +57,9 @@ class Environment:
         if isinstance(trial, bool) or not isinstance(trial, (int, np.integer)) or trial < 0:
             raise UserError(f"the trial must be an integer >= 0, got {trial!r}")
         self.trial = int(trial)
-        self.choices = self._parse(choices)
+        self.options = parse_options(self, options)
         self.t = 0
         self.setup()
-
-    def _parse(self, choices: dict) -> dict:
-        out = dict(self.defaults)
-        for key, value in choices.items():
-            if key not in self.defaults:
-                valid = ", ".join(f"{k} (default {v})" for k, v in self.defaults.items()) or "none"
-                raise UserError(f"the {self.study} environment has no option {key!r}; its options are: {valid}")
-            allowed = self.choices_allowed.get(key)
-            if allowed is not None and value not in allowed:
-                raise UserError(f"the {self.study} environment's option {key}={value!r} is not allowed; choose one "
-                                f"of {', '.join(map(str, allowed))}")
-            out[key] = value
-        return out
 
     # -- what a study implements
     def setup(self) -> None:
@@ -173,9 +165,9 @@ def environment_class(study: str) -> type:
     return catalogue.resolve(target)
 
 
-def make_environment(study: str, instance, seed: int, trial: int, **choices) -> Environment:
+def make_environment(study: str, instance, seed: int, trial: int, **options) -> Environment:
     """The environment of run `trial` of `instance` under `seed`, stepped as `study`'s problem."""
-    return environment_class(study)(instance, seed, trial, **choices)
+    return environment_class(study)(instance, seed, trial, **options)
 
 
 def experiment_environment(experiment: str, setting: str | None, trial: int, config="config/config.yaml",
@@ -216,7 +208,7 @@ def experiment_environment(experiment: str, setting: str | None, trial: int, con
         instance = load_instance_file(path)
     cls = environment_class(exp.study)
     paper = [exp.options.get(a, {}) for a in exp.algorithms if a in catalogue.studies()[exp.study].algorithms]
-    choices = {}
+    options = {}
     for key in cls.defaults:
         values = [o[key] for o in paper if key in o]
         if len({repr(v) for v in values}) > 1:
@@ -224,9 +216,9 @@ def experiment_environment(experiment: str, setting: str | None, trial: int, con
                             f"({', '.join(sorted({str(v) for v in values}))}); call make_environment with the one "
                             f"you want")
         if values:
-            choices[key] = values[0]
+            options[key] = values[0]
     run_seed = experiments.seed_of(config, exp, setting) if seed is None else seed
-    return cls(instance, run_seed, trial, **choices)
+    return cls(instance, run_seed, trial, **options)
 
 
 class SteppedAlgorithm(Algorithm):
@@ -254,8 +246,7 @@ class SteppedAlgorithm(Algorithm):
             raise UserError(f"{type(self).__name__} sets no `study`; add study = \"<study>\" (the study whose "
                             f"environment it steps)")
         cls = environment_class(self.study)
-        choices = {k: v for k, v in self.options.items() if k in cls.defaults}
-        return cls(self.instance, seed, trial, **choices)
+        return cls(self.instance, seed, trial, **{k: v for k, v in self.options.items() if k in cls.defaults})
 
     def run(self, seed: int, trial: int) -> Run:
         env = self.environment(seed, trial)

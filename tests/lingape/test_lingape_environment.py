@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from environment_checks import record_differences
 from lingape_cases import canonical, pm1_sets, random_bai, soare_wide
+from lingape_oracle import first_argmax
 
 from linbandits.environment import SteppedAlgorithm, make_environment
 from linbandits.errors import UserError
@@ -62,14 +63,6 @@ class SteppedLinGapE(SteppedAlgorithm):
             r = env.step(arm)
             A += np.outer(X[arm], X[arm])
             b += X[arm] * r
-
-
-def first_argmax(values):
-    best = 0
-    for a in range(1, len(values)):
-        if values[a] > values[best]:
-            best = a
-    return best
 
 
 CASES = [soare_wide, canonical, random_bai, pm1_sets]

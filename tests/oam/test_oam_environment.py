@@ -37,12 +37,7 @@ class SteppedLinUCB(SteppedAlgorithm):
         logdet = 0.0
         for _ in range(n):
             arms = env.arms
-            theta_hat = []
-            for i in range(d):
-                acc = 0.0
-                for j in range(d):
-                    acc += Vinv[i][j] * b[j]
-                theta_hat.append(acc)
+            theta_hat = matvec(Vinv, b)
             width = np.sqrt(2.0 * log_n + logdet) + theta_norm
             k, top = 0, -np.inf
             for j, a in enumerate(arms):
@@ -58,12 +53,7 @@ class SteppedLinUCB(SteppedAlgorithm):
             y = env.step(k)
             for i in range(d):
                 b[i] += x[i] * y
-            gx = []
-            for i in range(d):
-                acc = 0.0
-                for j in range(d):
-                    acc += Vinv[i][j] * x[j]
-                gx.append(acc)
+            gx = matvec(Vinv, x)
             denom = 1.0
             for i in range(d):
                 denom += x[i] * gx[i]
@@ -71,6 +61,17 @@ class SteppedLinUCB(SteppedAlgorithm):
                 for j in range(d):
                     Vinv[i][j] -= gx[i] * gx[j] / denom
             logdet += math.log(denom)
+
+
+def matvec(M, v):
+    """M v, each entry summed in index order (the engine's loops)."""
+    out = []
+    for row in M:
+        acc = 0.0
+        for j in range(len(v)):
+            acc += row[j] * v[j]
+        out.append(acc)
+    return out
 
 
 CASES = [oam_fixed(u=0.1, horizon=1500), oam_scenario_one(horizon=1000), oam_two_contexts(p1=0.8, horizon=800)]

@@ -23,11 +23,11 @@ class OpkbEnvironment(RegretEnvironment):
     study = "opkb"
     kinds = ("arm_rewards",)
     defaults = {"noise": "truncated"}
-    choices_allowed = {"noise": streams.NOISE_KINDS}
+    choices = {"noise": streams.NOISE_KINDS}
 
     def setup(self) -> None:
         inst = self.instance
-        if self.choices["noise"] == "truncated" and np.abs(inst.rewards).max() >= 1:
+        if self.options["noise"] == "truncated" and np.abs(inst.rewards).max() >= 1:
             raise UserError(f"{inst.name}: truncated noise keeps |y| <= 1 and needs max|rewards| < 1, got "
                             f"{np.abs(inst.rewards).max():g}; use noise=\"gaussian\"")
         self._rewards = np.ascontiguousarray(inst.rewards, dtype=float)
@@ -58,7 +58,7 @@ class OpkbEnvironment(RegretEnvironment):
         mean = self._rewards[t, arm]
         self._regret[t] = self._best[t] - mean
         self.t = t + 1
-        return float(streams.observe(mean, self._u[t], self.instance.noise_sd, self.choices["noise"]))
+        return float(streams.observe(mean, self._u[t], self.instance.noise_sd, self.options["noise"]))
 
     def step_many(self, arms) -> np.ndarray:
         arms = self._arms_many(arms, self.instance.N)
@@ -66,7 +66,7 @@ class OpkbEnvironment(RegretEnvironment):
         means = self._rewards[rounds, arms]
         self._regret[rounds] = self._best[rounds] - means
         self.t += arms.size
-        return np.asarray(streams.observe(means, self._u[rounds], self.instance.noise_sd, self.choices["noise"]),
+        return np.asarray(streams.observe(means, self._u[rounds], self.instance.noise_sd, self.options["noise"]),
                           dtype=float)
 
     def outcome(self) -> Run:
