@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from linbandits import experiments, products
-from linbandits.claims import VERDICTS, report
+from linbandits.claims import VERDICTS, audit
 from linbandits.study_config import read_config
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
@@ -49,7 +49,7 @@ def test_every_study_writes_its_figures_claims_and_logs(full_run):
         assert claims["study"] == study and claims["claims"], study
         assert all(c["verdict"] in VERDICTS and c["quote"] and c["test"] for c in claims["claims"])
         # every part of every claim: the verdict agrees with the simultaneous interval printed beside it
-        assert report.disagreements(claims["claims"], claims["level"]) == [], study
+        assert audit.disagreements(claims["claims"], claims["level"]) == [], study
         # every decided claim says where it would flip; every "does not hold" says why
         assert all(c["flip"] for c in claims["claims"] if c["verdict"] in ("holds", "does not hold")), study
         assert all(c["cause"] for c in claims["claims"] if c["verdict"] == "does not hold"), study

@@ -17,7 +17,8 @@ from pathlib import Path
 from linbandits import catalogue, products
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
-from linbandits.claims.report import DEPENDS, counts, decision_phrase, published_phrase, verdict_phrase
+from linbandits.claims.render import counts, decision_phrase, published_phrase, verdict_phrase
+from linbandits.claims.robustness import DEPENDS
 from linbandits.errors import UserError
 
 

@@ -228,12 +228,14 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     experiments that are not switch runs (e.g. opkb's neural runs) are "not run" in every product.
     `witness(evidence)`: the paper's own published data as evidence, where the study has them; every
     claim is judged on them too (a second witness beside the reproduction)."""
-    from linbandits.claims import report
     from linbandits.claims.engine import experiments_of
+    from linbandits.claims.judge import judge_claims
+    from linbandits.claims.load import load_claims
     from linbandits.claims.quantities import QUANTITIES
+    from linbandits.claims.render import write_claims
 
     path = claims_table_path(ctx.study)
-    claims = report.load_claims(path, list((ctx.section.get("choices") or {})))
+    claims = load_claims(path, list((ctx.section.get("choices") or {})))
     read = {e for c in claims for e in experiments_of(c)}
     everything = {**QUANTITIES, **(quantities or {})}
 
@@ -261,14 +263,14 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
 
         def make(c: Context):
             evidence = c.evidence(names, extras(c) if extras else None)
-            results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
-                                          opt_in=later, witness=witness(evidence) if witness else None)
+            results = judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
+                                   opt_in=later, witness=witness(evidence) if witness else None)
             more = sections(c, results) if sections else ()
             if users and name == "claims" and not robust:   # [user algorithms, issue 37]
                 more = [*more, *comparison_sections(c, users)]
             head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
-            report.write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
-                                sections=more, level=c.level, choices=c.section.get("choices") or {})
+            write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
+                         sections=more, level=c.level, choices=c.section.get("choices") or {})
 
         outputs = ctx.claims_paths(name) + ([ctx.results("comparison.json")] if users and name == "claims"
                                             and not robust else [])
