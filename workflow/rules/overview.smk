@@ -1,5 +1,6 @@
 # The overview page of the report: every study, its figures, its claims' verdicts and their
-# robustness, from each enabled study's config snapshot and claims file.
+# robustness, from each enabled study's config snapshot and claims file; and the findings page it
+# links first (what the papers got wrong, from the studies' findings and claims).
 
 
 rule overview:
@@ -7,9 +8,14 @@ rule overview:
         snapshots=[study_snapshot(s) for s in ENABLED_STUDIES],
         claims=[f"{PREFIX}results/{s}/claims.json" for s in ENABLED_STUDIES],
     output:
-        report(
+        overview=report(
             f"{PREFIX}results/overview.md",
             caption="../report/overview.rst",
+            category="Overview",
+        ),
+        findings=report(
+            f"{PREFIX}results/findings.md",
+            caption="../report/findings.rst",
             category="Overview",
         ),
     log:
@@ -31,7 +37,8 @@ rule overview:
         ),
         preview="--preview" if config.get("preview") else "",
     shell:
-        f"{LB} overview {{params.studies}} {{params.preview}} --out {{output}} > {{log}} 2>&1"
+        f"{LB} overview {{params.studies}} {{params.preview}} --out {{output.overview}}"
+        f" --findings {{output.findings}} > {{log}} 2>&1"
 
 
 # Every figure of the run on one page (`snakemake --cores 2 contact_sheet`), in colour and in

@@ -14,12 +14,23 @@ def counts(results) -> dict:
     return {v: sum(r["verdict"] == v for r in results) for v in VERDICTS}
 
 
+def depends_on_a_choice(r: dict) -> bool:
+    """A claim judged about the paper whose primary verdict changes under a switch run (a claim read on a
+    stand-in, or not judged, depends on nothing the paper says)."""
+    return r.get("robustness", {}).get("status") == DEPENDS and r["verdict"] not in (NO_EVIDENCE, NOT_RUN)
+
+
 def summary_line(results) -> str:
+    """The counts of the primary verdicts; the post-hoc readings beside them are named, never counted."""
     c = counts(results)
     parts = [f"{c[HOLDS]} hold", f"{c[FAILS_TO_HOLD]} do not hold", f"{c[INCONCLUSIVE]} inconclusive"]
     parts += [f"{c[v]} {v}" for v in (NO_EVIDENCE, NOT_RUN) if c[v]]
-    depends = sum(r.get("robustness", {}).get("status") == DEPENDS for r in results)
-    return "Summary: " + ", ".join(parts) + (f"; {depends} depend on a protocol choice" if depends else "") + "."
+    depends = sum(depends_on_a_choice(r) for r in results)
+    post_hoc = sum(bool(r.get("post_hoc")) for r in results)
+    return ("Summary (the paper's words as first read): " + ", ".join(parts)
+            + (f"; {depends} depend on a protocol choice" if depends else "")
+            + (f"; {post_hoc} post-hoc reading(s) shown beside their claims' verdicts, not counted" if post_hoc else "")
+            + ".")
 
 
 def verdict_phrase(r: dict) -> str:
@@ -37,9 +48,24 @@ def published_phrase(r: dict) -> str:
     pub = r.get("published")
     if not pub:
         return "-"
+    if pub.get("circular"):
+        return pub["why"]
     if pub["verdict"] == NOT_RUN:
         return "no published data"
     return pub["verdict"] + (f" ({pub['why']})" if pub.get("why") else "")
+
+
+def post_hoc_phrase(r: dict) -> str:
+    """The post-hoc reading's verdict, marked as such, for a table cell beside the primary verdict."""
+    post = r.get("post_hoc")
+    if not post:
+        return ""
+    return f"post hoc (chosen after seeing {seen_phrase(post['seen'])}): {verdict_phrase(post)}"
+
+
+def seen_phrase(seen) -> str:
+    names = {"published": "the paper's published data", "reproduction": "the reproduction's runs"}
+    return " and ".join(names[s] for s in seen)
 
 
 def decision_phrase(r: dict) -> str:
@@ -81,7 +107,10 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
              f"{100 * (1 - level) / 2:g}%. \"Never worse\", \"comparable\" and \"similar\" hold only inside a "
              "stated margin (non-inferiority, TOST). Each decided claim says at which threshold it would flip; "
              f"**threshold-sensitive** marks a flip point within {100 * SENSITIVE:g}% of a threshold the reading "
-             "chose. Robustness: the verdict under the protocol choices the paper leaves open that were run.", "",
+             "chose. Robustness: the verdict under the protocol choices the paper leaves open that were run. Each "
+             "claim is judged first on its primary reading, the natural reading of the paper's words fixed before any "
+             "data were seen; a reading revised after seeing data is shown second, marked **post hoc** with what "
+             "prompted it, and is never counted.", "",
              *intro]
     if witness:
         lines += ["| claim | figure | the paper says | its published data give | the reproduction gives | flips at "
@@ -91,38 +120,65 @@ def render_markdown(results, title: str, intro=(), sections=(), level: float = L
                   "|---|---|---|---|---|---|"]
     for r in results:
         pub = f" {_cell(published_phrase(r))} |" if witness else ""
+        second = f"; {post_hoc_phrase(r)}" if r.get("post_hoc") else ""
         lines.append(f"| `{r['id']}` | {_cell(r['figure'])} | \"{_cell(r['quote'])}\" |{pub} "
-                     f"**{_cell(verdict_phrase(r))}** | {_cell(decision_phrase(r))} | {_cell(r['robustness']['text'])} |")
+                     f"**{_cell(verdict_phrase(r))}**{_cell(second)} | {_cell(decision_phrase(r))} | "
+                     f"{_cell(r['robustness']['text'])} |")
     lines += ["", summary_line(results), ""]
     for r in results:
         lines += [f"## `{r['id']}`: {verdict_phrase(r)}", "", f"> {r['quote']}", ""]
-        if r.get("cause"):
-            lines += [f"Cause: {r['cause']}.", ""]
-        if r.get("no_evidence"):
-            lines += [f"No evidence: {r['no_evidence']}.", ""]
-        if decision_phrase(r) and not r.get("no_evidence"):
-            lines += [("Flip: " if r.get("flip") else "To decide: ") + decision_phrase(r) + ".", ""]
-        if r.get("note"):
-            lines += [f"Note: {r['note']}", ""]
-        lines += [f"Test: {r['test']}.", ""]
-        lines += _parts_table(r["parts"], "reproduction")
-        if r.get("published"):
-            pub = r["published"]
-            lines += [f"On the paper's published data: **{published_phrase(r)}**"
-                      + (f"; {pub['flip']['text']}" if pub.get("flip") else "") + ".", ""]
-            if pub.get("parts"):
-                lines += _parts_table(pub["parts"], "published data")
-        lines += [f"Robustness: {r['robustness']['text']}.", ""]
-        for run in r["robustness"].get("runs", []):
-            lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}"
-                         + _bracketed(run.get("intervals")) + "; default on the same settings and runs: "
-                         + run['default_on_same_settings'] + _bracketed(run.get("default_intervals"))
-                         + (f" ({'; '.join(run['fewer_runs'])})" if run.get("fewer_runs") else ""))
-        if r["robustness"].get("runs"):
-            lines.append("")
+        lines += _reading_lines(r, "reproduction")
+        if r.get("shared"):
+            lines += [_shared_line(r), ""]
+        post = r.get("post_hoc")
+        if post:
+            lines += [f"### Post-hoc reading: {verdict_phrase(post)} (not counted)", "",
+                      f"Chosen after seeing {seen_phrase(post['seen'])}, so it is not the paper's words as first read: "
+                      "its verdict is shown second and is never counted.", "",
+                      f"Prompted by: {post['prompted_by']}", "", f"Why it is still worth reading: {post['reason']}", ""]
+            lines += _reading_lines(post, "reproduction, post-hoc reading")
     for section in sections:
         lines += [*section, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _reading_lines(r: dict, source: str) -> list[str]:
+    """One reading of a claim: its cause, evidence, flip point, note, test, parts, its verdict on the published
+    data and its robustness."""
+    lines = []
+    if r.get("cause"):
+        lines += [f"Cause: {r['cause']}.", ""]
+    if r.get("no_evidence"):
+        lines += [f"No evidence: {r['no_evidence']}.", ""]
+    if decision_phrase(r) and not r.get("no_evidence"):
+        lines += [("Flip: " if r.get("flip") else "To decide: ") + decision_phrase(r) + ".", ""]
+    if r.get("note"):
+        lines += [f"Note: {r['note']}", ""]
+    lines += [f"Test: {r['test']}.", ""]
+    lines += _parts_table(r["parts"], source)
+    if r.get("published"):
+        pub = r["published"]
+        lines += [f"On the paper's published data: **{published_phrase(r)}**"
+                  + (f"; {pub['flip']['text']}" if pub.get("flip") else "") + ".", ""]
+        if pub.get("parts"):
+            lines += _parts_table(pub["parts"], "published data")
+    lines += [f"Robustness: {r['robustness']['text']}.", ""]
+    for run in r["robustness"].get("runs", []):
+        lines.append(f"- {run['choice']} = {run['value']} ({', '.join(run['experiments'])}): {run['verdict']}"
+                     + _bracketed(run.get("intervals")) + "; default on the same settings and runs: "
+                     + run['default_on_same_settings'] + _bracketed(run.get("default_intervals"))
+                     + (f" ({'; '.join(run['fewer_runs'])})" if run.get("fewer_runs") else ""))
+    if r["robustness"].get("runs"):
+        lines.append("")
+    return lines
+
+
+def _shared_line(r: dict) -> str:
+    """Where else this claim's estimates are judged: each claim is its own family of simultaneous intervals."""
+    items = [f"`{s['claim']}` ({s['parts']} part(s), each interval at {100 * s['level']:.4g}%) judges "
+             f"{s['part'].split(' (')[0]}: {s['interval']}, {s['verdict']} there" for s in r["shared"]]
+    return ("Family: this claim's intervals are simultaneous over its own parts only. The same estimate is part of "
+            "other claims, each its own family, so its interval and verdict there may differ: " + "; ".join(items) + ".")
 
 
 def _bracketed(intervals) -> str:
