@@ -62,8 +62,7 @@ def test_the_counts_are_the_primary_verdicts_and_post_hoc_readings_come_second(t
 def test_a_missing_claims_file_is_one_clear_error(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     oam = snapshot(tmp_path, "oam")
-    assert cli.main(["overview", "--study", oam, "--out", str(tmp_path / "o.md"),
-                     "--findings", str(tmp_path / "f.md")]) == 2
+    assert cli.main(["overview", "--study", oam, "--out", str(tmp_path / "o.md")]) == 2
     err = capsys.readouterr().err.strip()
     assert "claims.json does not exist" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "o.md").exists()

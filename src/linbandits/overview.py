@@ -4,7 +4,7 @@ does not hold, what the evidence points to; and, linked first from it, the findi
 the papers disagree with their own data, their code, their arithmetic or the reproduction.
 
     linbandits overview --study results/<study>/config.yaml ... [--disabled STUDY ...] \
-        --out results/overview.md --findings results/findings.md
+        --out results/overview.md [--findings results/findings.md]
 
 Each enabled study is named by its config snapshot (written by the workflow); its claims and findings
 are read from results/<study>/claims.json beside it. A study whose section says `enabled: false` is
@@ -122,13 +122,15 @@ def main(argv=None) -> int:
                         metavar="STUDY", help="a study of the config that the default target does not build")
     parser.add_argument("--preview", action="store_true", help="say that the run counts are reduced")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--findings", required=True, help="the findings page, linked first from the overview")
+    parser.add_argument("--findings", help="the findings page, linked first from the overview (default: "
+                                           "findings.md beside --out)")
     args = parser.parse_args(argv)
     if not args.entries:
         parser.error("name at least one study (--study CONFIG or --disabled STUDY), in config order")
     studies = [study_entry(value) if kind == "study" else disabled_entry(value) for kind, value in args.entries]
-    link = os.path.relpath(args.findings, os.path.dirname(os.path.abspath(args.out)) or ".")
-    write_text_atomic(args.findings, render_findings(studies, args.preview))
+    findings = args.findings or str(Path(args.out).with_name("findings.md"))
+    link = os.path.relpath(os.path.abspath(findings), os.path.dirname(os.path.abspath(args.out)))
+    write_text_atomic(findings, render_findings(studies, args.preview))
     write_text_atomic(args.out, render_overview(studies, args.preview, Path(link).as_posix()))
     return 0
 

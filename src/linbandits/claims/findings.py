@@ -88,15 +88,18 @@ def _check_shows(s, ids: set, where: str) -> None:
             raise UserError(f"{where}: `shows` part {s['part']!r} is not a regular expression ({exc})") from None
 
 
-def attach_products(findings: list[dict], products: dict, where: str) -> list[dict]:
-    """Each finding's products by name -> their files (the report's first); an unknown name is one error."""
+def attach_products(findings: list[dict], products: dict, where: str, strict: bool = False) -> list[dict]:
+    """Each finding's products by name -> their files (the report's first). A product this run's config does not
+    build (e.g. a switch figure with `robustness: false`) has no file; with `strict` (the study's default
+    config, tests/test_findings.py) an unknown name is one error."""
     out = []
     for f in findings:
         unknown = [p for p in f.get("products", []) if p not in products]
-        if unknown:
+        if unknown and strict:
             raise UserError(f"{where}, finding {f['id']}: product(s) {', '.join(unknown)} are not products of the "
                             f"study ({', '.join(sorted(products))})")
-        out.append({**f, "products": [{"name": p, "file": products[p][0]} for p in f.get("products", [])]})
+        out.append({**f, "products": [{"name": p, "file": products[p][0] if p in products else None}
+                                      for p in f.get("products", [])]})
     return out
 
 
@@ -202,7 +205,7 @@ def _finding_section(number: int, s: dict, f: dict, claims: dict, checks) -> lis
         lines += ["This run:", ""] + [f"- {text}: " + {True: "agrees", False: "**contradicts the finding**",
                                                         None: "does not decide it"}[ok] for text, ok in checks] + [""]
     touches = [f"`{c}` ({_verdict(claims.get(c))})" for c in f.get("claims", [])]
-    touches += [f"`{p['file']}`" for p in f.get("products", [])]
+    touches += [f"`{p['file']}`" if p["file"] else f"{p['name']} (not built by this run)" for p in f.get("products", [])]
     if touches:
         lines += ["Touches: " + ", ".join(touches) + ".", ""]
     if f.get("docs"):
