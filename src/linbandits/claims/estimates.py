@@ -431,8 +431,8 @@ def ratio_of_means_t(a, b, alpha: float, paired: bool, shift: float = 0.0) -> Es
         return Estimate(value, -math.inf, math.inf, n, "t on the log ratio (one run: no interval)", _half, _half,
                         interval_at=lambda _a: (-math.inf, math.inf))
     value, se, df = log_ratio_se(a, b, paired)
-    method = ("t on the log ratio of means, delta-method s.e. of the " + ("paired runs" if paired else
-              "independent series"))
+    method = ("paired t on the log ratio of means, delta-method s.e." if paired else
+              "Welch's t on the log ratio of means, delta-method s.e. of the independent series")
     return log_t(value, se, df, alpha, n, method, small_sample_allowance(n), shift)
 
 
