@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from linbandits.claims import engine, estimates as est
+from linbandits.claims import audit, engine, estimates as est, judge, render
 from linbandits.claims.engine import FAILS_TO_HOLD, HOLDS, INCONCLUSIVE, NO_EVIDENCE, NOT_RUN, Missing
 from linbandits.claims.quantities import QUANTITIES
 
@@ -27,7 +27,6 @@ def size(rejections: int, n: int) -> tuple[float, float]:
 
 class Fake:
     """Evidence over in-memory runs: {experiment: {setting: {algorithm: {column: array}}}}."""
-
     def __init__(self, data, x=None, curves=None):
         self.data, self.xs, self.curves, self.extras = data, x or {}, curves or {}, {}
 
@@ -87,8 +86,8 @@ def test_t_test_has_its_size_on_each_side():
 def test_planted_two_sided_p_in_a_one_sided_test_is_caught(monkeypatch):
     original = est._t_tests
 
-    def two_sided(m, se, df):
-        above, below = original(m, se, df)
+    def two_sided(m, se, df, *allowance):
+        above, below = original(m, se, df, *allowance)
         return (lambda t: min(1.0, 2 * min(above(t), below(t))) if above(t) < 0.5 else 1.0,
                 lambda t: min(1.0, 2 * min(above(t), below(t))) if below(t) < 0.5 else 1.0)
 
@@ -417,8 +416,6 @@ def test_unknown_quantity_and_relation_are_one_clear_error():
 
 def many_part_records(seed=30, m=12):
     """Records of a claim of m parts at assorted distances from their thresholds."""
-    from linbandits.claims import report
-
     rng = np.random.default_rng(seed)
     means = rng.normal(0.0, 3.0, m)
     data = {"e": {f"s{i}": {} for i in range(m)}}
@@ -428,22 +425,18 @@ def many_part_records(seed=30, m=12):
     def q(ev, spec, a, c):
         return normal_estimate(float(means[int(spec["setting"][1:])]), 1.0), "v"
 
-    return report.judge_claims([claim], Fake(data), {"v": q})
+    return judge.judge_claims([claim], Fake(data), {"v": q})
 
 
 def test_every_verdict_agrees_with_its_printed_interval():
-    from linbandits.claims import report
-
     records = many_part_records()
     verdicts = {p["verdict"] for p in records[0]["parts"]}
     assert {HOLDS, FAILS_TO_HOLD, INCONCLUSIVE} <= verdicts      # the check sees every outcome
-    assert report.disagreements(records) == []
+    assert audit.disagreements(records) == []
 
 
 def test_planted_unadjusted_intervals_beside_adjusted_tests_are_caught(monkeypatch):
     """The old engine's defect: verdicts from Holm-adjusted tests, intervals printed at 95% per part."""
-    from linbandits.claims import report
-
     def verdict_by_tests(leaf):
         holds = [t for t in leaf.tests if t.name.startswith("holds")]
         fails = [t for t in leaf.tests if t.name.startswith("fails")]
@@ -463,7 +456,7 @@ def test_planted_unadjusted_intervals_beside_adjusted_tests_are_caught(monkeypat
 
     monkeypatch.setattr(engine, "leaf_verdict", verdict_by_tests)
     monkeypatch.setattr(engine, "simultaneous", printed_per_part)
-    assert report.disagreements(many_part_records())
+    assert audit.disagreements(many_part_records())
 
 
 # ------------------------------------------------------------------ power before verdict
@@ -599,8 +592,6 @@ class WithTrials(Fake):
 
 def switch_verdicts(switch_errors):
     """'A never worse than B' judged on base runs and under a switch run whose errors are given."""
-    from linbandits.claims import report
-
     def runs(errors):
         return {"A": {"correct": [0] * errors["A"] + [1] * (100 - errors["A"])},
                 "B": {"correct": [0] * errors["B"] + [1] * (100 - errors["B"])}}
@@ -609,7 +600,7 @@ def switch_verdicts(switch_errors):
     claim = {"id": "c", "quote": "q", "choices": ["pca"], "parts": [
         {"quantity": "error_difference", "experiment": "base", "a": "A", "b": "B", "less": 0}]}
     switches = [{"choice": "pca", "value": "shared", "base": "base", "switch": "base__sw", "merge": False}]
-    return report.judge_claims([claim], WithTrials(data), QUANTITIES, switches)[0]["robustness"]
+    return judge.judge_claims([claim], WithTrials(data), QUANTITIES, switches)[0]["robustness"]
 
 
 def test_a_switch_run_without_any_error_carries_no_information():
@@ -627,8 +618,6 @@ def test_an_informative_switch_run_still_decides_robustness():
 def test_each_switch_run_prints_the_intervals_its_verdict_reads():
     """A switch run's verdict and the default's on the same runs are printed beside their intervals, and
     neither contradicts its interval."""
-    from linbandits.claims import report
-
     rob = switch_verdicts({"A": 40, "B": 5})
     (run,) = rob["runs"]
     for verdict, (interval,) in ((run["verdict"], run["intervals"]), (run["default_on_same_settings"],
@@ -636,16 +625,15 @@ def test_each_switch_run_prints_the_intervals_its_verdict_reads():
         low, high = (float(x) for x in interval.split("[")[1].rstrip("]").split(","))
         assert {HOLDS: high < 0, FAILS_TO_HOLD: low > 0, INCONCLUSIVE: low <= 0 <= high}[verdict], (verdict, interval)
     assert run["verdict"] == FAILS_TO_HOLD and run["default_on_same_settings"] == HOLDS
-    line = [x for x in report.render_markdown([{**_record_for_markdown(), "robustness": {**rob, "text": "t"}}],
+    line = [x for x in render.render_markdown([{**_record_for_markdown(), "robustness": {**rob, "text": "t"}}],
                                                 "t", (), ()).splitlines() if x.startswith("- pca = shared")][0]
     assert f"{FAILS_TO_HOLD} ({run['intervals'][0]})" in line and f"{HOLDS} ({run['default_intervals'][0]})" in line
 
 
 def _record_for_markdown():
-    from linbandits.claims import report
 
     claim = {"id": "c", "quote": "q", "parts": [{"quantity": "v", "experiment": "e", "less": 0}]}
-    return report.judge_claims([claim], Fake({"e": {"single": {}}}), {"v": lambda *_: (normal_estimate(-1.0, 0.1), "v")})[0]
+    return judge.judge_claims([claim], Fake({"e": {"single": {}}}), {"v": lambda *_: (normal_estimate(-1.0, 0.1), "v")})[0]
 
 
 def test_flip_of_a_margin_names_the_margin_that_would_flip_it():

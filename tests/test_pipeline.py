@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from linbandits import experiments, products
-from linbandits.claims import VERDICTS, report
+from linbandits.claims import VERDICTS, audit
 from linbandits.study_config import read_config
 
 # Rules every study shares; any other rule a study's target plans must carry its name, or be the
@@ -49,7 +49,8 @@ def test_every_study_writes_its_figures_claims_and_logs(full_run):
         assert claims["study"] == study and claims["claims"], study
         assert all(c["verdict"] in VERDICTS and c["quote"] and c["test"] for c in claims["claims"])
         # every part of every claim: the verdict agrees with the simultaneous interval printed beside it
-        assert report.disagreements(claims["claims"], claims["level"]) == [], study
+        assert audit.disagreements(claims["claims"], claims["level"]) == [], study
+        assert audit.post_hoc_problems(claims["claims"]) == [], study
         # every decided claim says where it would flip; every "does not hold" says why
         assert all(c["flip"] for c in claims["claims"] if c["verdict"] in ("holds", "does not hold")), study
         assert all(c["cause"] for c in claims["claims"] if c["verdict"] == "does not hold"), study
@@ -57,7 +58,7 @@ def test_every_study_writes_its_figures_claims_and_logs(full_run):
         logs = list((full_run / "logs" / study / "simulate").rglob("*.log"))
         assert logs, f"no simulate logs under logs/{study}"
     # Nothing is written outside the per-study folders but the shared R6A data and the overview.
-    assert {p.name for p in (full_run / "results").iterdir()} == {*config["studies"], "overview.md"}
+    assert {p.name for p in (full_run / "results").iterdir()} == {*config["studies"], "overview.md", "findings.md"}
     assert {p.name for p in (full_run / "figures").iterdir()} <= set(config["studies"])
 
 
@@ -71,6 +72,13 @@ def test_overview_lists_every_study_with_its_verdicts(full_run):
         assert f"| {len(claims)} | {holds} |" in row, row
         for c in claims:
             assert f"`{c['id']}`" in text
+    # the findings page, linked first, lists every finding the studies declare and every failing claim
+    assert "[findings.md](findings.md)" in text.split("| study |")[0]
+    findings = (full_run / "results/findings.md").read_text()
+    for study in config["studies"]:
+        claims = json.loads((full_run / f"results/{study}/claims.json").read_text())
+        for f in claims.get("findings", []):
+            assert f"`{study}`: {f['id']})" in findings
 
 
 def test_each_study_target_plans_only_its_own_rules(tmp_path, make_workdir, planned_jobs):

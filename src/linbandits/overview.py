@@ -1,23 +1,29 @@
 """The overview page: every study of the run, its paper, its figures and every claim's verdict,
 with the verdict's robustness to the protocol choices the paper leaves open and, where a claim
-does not hold, what the evidence points to.
+does not hold, what the evidence points to; and, linked first from it, the findings page: where
+the papers disagree with their own data, their code, their arithmetic or the reproduction.
 
-    linbandits overview --study results/<study>/config.yaml ... [--disabled STUDY ...] --out results/overview.md
+    linbandits overview --study results/<study>/config.yaml ... [--disabled STUDY ...] \
+        --out results/overview.md [--findings results/findings.md]
 
-Each enabled study is named by its config snapshot (written by the workflow); its claims are read
-from results/<study>/claims.json beside it. A study whose section says `enabled: false` is named by
---disabled and listed as not built.
+Each enabled study is named by its config snapshot (written by the workflow); its claims and findings
+are read from results/<study>/claims.json beside it. A study whose section says `enabled: false` is
+named by --disabled and listed as not built. The counts are of the primary verdicts (the paper's
+words as first read); a post-hoc reading is shown beside its claim, never counted.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from linbandits import catalogue, products
 from linbandits.atomic import write_text_atomic
 from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
-from linbandits.claims.report import DEPENDS, counts, decision_phrase, published_phrase, verdict_phrase
+from linbandits.claims.findings import render_findings
+from linbandits.claims.render import counts, decision_phrase, depends_on_a_choice, post_hoc_phrase, published_phrase, \
+    verdict_phrase
 from linbandits.errors import UserError
 
 
@@ -39,7 +45,8 @@ def study_entry(snapshot) -> dict:
              "figures": [], "claims": [], "claims_file": str(Path(snapshot).with_name("claims.md"))}
     entry["figures"] = [p.outputs[0] for p in products.study_products(config, name)
                         if p.kind == "figure" and not p.target]
-    entry["claims"] = read_json(Path(snapshot).with_name("claims.json"))["claims"]
+    claims = read_json(Path(snapshot).with_name("claims.json"))
+    entry["claims"], entry["findings"] = claims["claims"], claims.get("findings", [])
     return entry
 
 
@@ -47,8 +54,12 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render_overview(studies: list[dict], preview: bool = False) -> str:
+def render_overview(studies: list[dict], preview: bool = False, findings: str = "findings.md") -> str:
+    declared = sum(len(s.get("findings", [])) for s in studies if s["enabled"])
     lines = ["# Overview: the replicated papers", "",
+             f"**What the papers got wrong: [{findings}]({findings})** ({declared} findings the studies declare, each "
+             "with its evidence and how sure we are, and every claim that does not hold): where a paper disagrees "
+             "with its own published data, its authors' code, its own arithmetic or the reproduction.", "",
              "Every claim of each paper is judged on the reproduced runs: each part an estimate whose interval "
              "(simultaneous at 95% over the claim's parts) lies on the claimed side (**holds**), on the other side "
              "(**does not hold**), or straddles the threshold (**inconclusive**); a design that cannot reach both "
@@ -57,34 +68,41 @@ def render_overview(studies: list[dict], preview: bool = False) -> str:
              "which threshold it would flip; **threshold-sensitive** marks a flip point within 10% of a threshold "
              "the reading chose. Robustness: the verdict again under each protocol choice the paper leaves open "
              "that was run (the choices not run are named). Where the paper's own published data exist, each "
-             "claim is judged on them too. Each study's claims file states every estimate.", ""]
+             "claim is judged on them too. Each study's claims file states every estimate. The counts and the "
+             "verdict column are each claim's primary reading, the natural reading of the paper's words fixed "
+             "before any data were seen; a reading revised after seeing data is shown beside it, marked post hoc "
+             "with what prompted it, and never counted.", ""]
     if preview:
         lines += ["**PREVIEW**: reduced runs (and settings, where the config says), not the published protocol; "
                   "verdicts are indicative only.", ""]
-    lines += ["| study | paper | figures | claims | " + " | ".join(VERDICTS) + " | depend on a choice |",
-              "|---|---|---:|---:|" + "---:|" * (len(VERDICTS) + 1)]
+    lines += ["| study | paper | figures | claims | " + " | ".join(VERDICTS) + " | depend on a choice | "
+              "post-hoc readings (not counted) |", "|---|---|---:|---:|" + "---:|" * (len(VERDICTS) + 2)]
     details = []
     for s in studies:
         if not s["enabled"]:
             lines.append(f"| `{s['name']}` | {_cell(s['paper'])} | - | - | " + " | ".join("-" for _ in VERDICTS)
-                         + " | - |")
+                         + " | - | - |")
             details += [f"## {s['name']}", "", f"Not built by the default target (`enabled: false`); "
                         f"`snakemake --cores 2 {s['name']}` builds it.", ""]
             continue
         c = counts(s["claims"])
-        depends = sum(r.get("robustness", {}).get("status") == DEPENDS for r in s["claims"])
+        depends = sum(depends_on_a_choice(r) for r in s["claims"])
+        post_hoc = sum(bool(r.get("post_hoc")) for r in s["claims"])
         lines.append(f"| `{s['name']}` | {_cell(s['paper'])} | {len(s['figures'])} | {len(s['claims'])} | "
-                     + " | ".join(str(c[v]) for v in VERDICTS) + f" | {depends} |")
+                     + " | ".join(str(c[v]) for v in VERDICTS) + f" | {depends} | {post_hoc} |")
         witness = any("published" in r for r in s["claims"])
+        second = any(r.get("post_hoc") for r in s["claims"])
         details += [f"## {s['name']}", "", s["paper"], "", "Figures: " + (", ".join(f"`{f}`" for f in s["figures"])
                                                                           or "none"), "",
                     "| claim | verdict | " + ("on the published data | " if witness else "")
+                    + ("post-hoc reading (not counted) | " if second else "")
                     + "flips at / to decide | robustness | what a 'does not hold' points to |",
-                    "|---|---|" + ("---|" if witness else "") + "---|---|---|"]
+                    "|---|---|" + ("---|" if witness else "") + ("---|" if second else "") + "---|---|---|"]
         for r in s["claims"]:
             cause = r.get("cause", "") if r["verdict"] == FAILS_TO_HOLD else ""
             pub = f" {_cell(published_phrase(r))} |" if witness else ""
-            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}** |{pub} "
+            post = f" {_cell(post_hoc_phrase(r) or '-')} |" if second else ""
+            details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}** |{pub}{post} "
                            f"{_cell(decision_phrase(r))} | {_cell(r.get('robustness', {}).get('text', ''))} | "
                            f"{_cell(cause)} |")
         details += ["", f"Each claim's quote, estimates, intervals and tests: `{s['claims_file']}`.", ""]
@@ -104,15 +122,21 @@ def main(argv=None) -> int:
                         metavar="STUDY", help="a study of the config that the default target does not build")
     parser.add_argument("--preview", action="store_true", help="say that the run counts are reduced")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--findings", help="the findings page, linked first from the overview (default: "
+                                           "findings.md beside --out)")
     args = parser.parse_args(argv)
     if not args.entries:
         parser.error("name at least one study (--study CONFIG or --disabled STUDY), in config order")
     studies = [study_entry(value) if kind == "study" else disabled_entry(value) for kind, value in args.entries]
-    write_text_atomic(args.out, render_overview(studies, args.preview))
+    findings = args.findings or str(Path(args.out).with_name("findings.md"))
+    link = os.path.relpath(os.path.abspath(findings), os.path.dirname(os.path.abspath(args.out)))
+    write_text_atomic(findings, render_findings(studies, args.preview))
+    write_text_atomic(args.out, render_overview(studies, args.preview, Path(link).as_posix()))
     return 0
 
 
 def disabled_entry(name: str) -> dict:
     if name not in catalogue.studies():
         raise UserError(f"--disabled {name}: no such study; the studies are: {', '.join(catalogue.studies())}")
-    return {"name": name, "paper": catalogue.studies()[name].paper, "enabled": False, "figures": [], "claims": []}
+    return {"name": name, "paper": catalogue.studies()[name].paper, "enabled": False, "figures": [], "claims": [],
+            "findings": []}

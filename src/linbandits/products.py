@@ -228,12 +228,18 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     experiments that are not switch runs (e.g. opkb's neural runs) are "not run" in every product.
     `witness(evidence)`: the paper's own published data as evidence, where the study has them; every
     claim is judged on them too (a second witness beside the reproduction)."""
-    from linbandits.claims import report
     from linbandits.claims.engine import experiments_of
+    from linbandits.claims.findings import attach_products, load_findings
+    from linbandits.claims.judge import judge_claims
+    from linbandits.claims.load import load_claims
     from linbandits.claims.quantities import QUANTITIES
+    from linbandits.claims.render import write_claims
 
     path = claims_table_path(ctx.study)
-    claims = report.load_claims(path, list((ctx.section.get("choices") or {})))
+    claims = load_claims(path, list((ctx.section.get("choices") or {})))
+    # what the paper got wrong (results/findings.md), checked against the claims before any job
+    findings_path = Path(path).with_name("findings.yaml")
+    findings = load_findings(findings_path, claims) if findings_path.exists() else []
     read = {e for c in claims for e in experiments_of(c)}
     everything = {**QUANTITIES, **(quantities or {})}
 
@@ -247,7 +253,8 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
         names = [n for n in ctx.experiments if n in read or n in {sw["switch"] for sw in switches}]
         names = [n for n in names if not ctx.experiments[n].opt_in or ctx.experiments[n].opt_in in targets
                  or (robust and ctx.experiments[n].switch_of)]
-        inputs = [path, *[f for n in names for f in ctx.runs_files(n)],
+        inputs = [path, *([str(findings_path)] if findings else []),
+                  *[f for n in names for f in ctx.runs_files(n)],
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
         # [user algorithms, issue 37] the section "X against the paper's algorithms" reads every
         # published experiment the user's algorithms run in
@@ -261,14 +268,16 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
 
         def make(c: Context):
             evidence = c.evidence(names, extras(c) if extras else None)
-            results = report.judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
-                                          opt_in=later, witness=witness(evidence) if witness else None)
+            results = judge_claims(claims, evidence, everything, switches, c.level, c.choice_defaults(),
+                                   opt_in=later, witness=witness(evidence) if witness else None)
             more = sections(c, results) if sections else ()
             if users and name == "claims" and not robust:   # [user algorithms, issue 37]
                 more = [*more, *comparison_sections(c, users)]
             head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
-            report.write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
-                                sections=more, level=c.level, choices=c.section.get("choices") or {})
+            made = {p.name: p.outputs for p in study_products(c.config, c.study)}
+            write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
+                         sections=more, level=c.level, choices=c.section.get("choices") or {},
+                         findings=attach_products(findings, made, str(findings_path)))
 
         outputs = ctx.claims_paths(name) + ([ctx.results("comparison.json")] if users and name == "claims"
                                             and not robust else [])

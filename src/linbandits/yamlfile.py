@@ -1,7 +1,7 @@
 """A YAML file read with one line of error: what the file is, and what is wrong with it.
 
 Its own module so that the products (linbandits.products, which judge the claims) and the claims
-engine (linbandits.claims.report, which reads the claims tables) can both import it at the top
+engine (linbandits.claims.load, which reads the claims tables) can both import it at the top
 without importing each other.
 """
 from __future__ import annotations

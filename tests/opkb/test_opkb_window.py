@@ -10,7 +10,8 @@ import pandas as pd
 
 from linbandits import products
 from linbandits.claims import HOLDS, INCONCLUSIVE
-from linbandits.claims.report import load_claims, switches_for
+from linbandits.claims.load import load_claims
+from linbandits.claims.robustness import switches_for
 from linbandits.studies.opkb import figures
 from linbandits.study_config import read_config
 from test_opkb_products import REPO_CONFIG, SEEDS, judged, paper_world, with_neural, write_world

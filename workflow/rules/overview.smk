@@ -1,17 +1,23 @@
 # Stage 5, overview: the report's first page, every study, its figures, its claims' verdicts and
-# their robustness, from each enabled study's config snapshot and claims file; and the targets
+# their robustness, from each enabled study's config snapshot and claims file; the findings page it
+# links first (what the papers got wrong, from the studies' findings and claims); and the targets
 # beside the default one (the contact sheet, the opt-in targets the studies' products name).
 
 
 rule overview:
-    """overview: results/overview.md, every study and every claim's verdict"""
+    """overview: results/overview.md (every study and every claim's verdict) and results/findings.md"""
     input:
         snapshots=[study_snapshot(s) for s in ENABLED_STUDIES],
         claims=[f"{PREFIX}results/{s}/claims.json" for s in ENABLED_STUDIES],
     output:
-        report(
+        overview=report(
             f"{PREFIX}results/overview.md",
             caption="../report/overview.rst",
+            category="Overview",
+        ),
+        findings=report(
+            f"{PREFIX}results/findings.md",
+            caption="../report/findings.rst",
             category="Overview",
         ),
     log:
@@ -33,7 +39,8 @@ rule overview:
         ),
         preview="--preview" if config.get("preview") else "",
     shell:
-        f"{LB} overview {{params.studies}} {{params.preview}} --out {{output}} > {{log}} 2>&1{ON_FAILURE}"
+        f"{LB} overview {{params.studies}} {{params.preview}} --out {{output.overview}}"
+        f" --findings {{output.findings}} > {{log}} 2>&1{ON_FAILURE}"
 
 
 # Every figure of the run on one page (`snakemake --cores 2 contact_sheet`), in colour and in

@@ -62,6 +62,7 @@ class Test:
     side: str        # "above" | "below": the one-sided alternative
     p: float = 1.0
     p_adjusted: float = 1.0
+    inclusive: bool = False   # the alternative includes the threshold itself (a "holds" test at a closed edge)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,12 +154,15 @@ def tests_of(relation: str, spec: dict) -> list[Test]:
     region = region_of(relation, spec)
     two = len(region.edges()) == 2
     tests = []
+    closed = region.closed
     if math.isfinite(region.low):
         suffix = "_lo" if two else ""
-        tests += [Test("holds" + suffix, region.low, "above"), Test("fails" + suffix, region.low, "below")]
+        tests += [Test("holds" + suffix, region.low, "above", inclusive=closed),
+                  Test("fails" + suffix, region.low, "below", inclusive=not closed)]
     if math.isfinite(region.high):
         suffix = "_hi" if two else ""
-        tests += [Test("holds" + suffix, region.high, "below"), Test("fails" + suffix, region.high, "above")]
+        tests += [Test("holds" + suffix, region.high, "below", inclusive=closed),
+                  Test("fails" + suffix, region.high, "above", inclusive=not closed)]
     return tests
 
 
@@ -249,7 +253,12 @@ def flip_of(leaf: Leaf) -> dict | None:
             at = e.high if side == "low" else e.low
             if (side == "low" and at > edge) or (side == "high" and at < edge):
                 continue
-        text = FLIP_TEXT[(leaf.verdict, side)][kind].format(v=fmt(at), m=fmt(abs(at - base)))
+        if kind == "margin" and leaf.verdict == HOLDS and (at <= base if side == "high" else at >= base):
+            # the interval lies on the claimed side of the base itself: any margin, 0 included, would do
+            text = (f"holds for any margin >= 0 (its interval lies {'at or below' if side == 'high' else 'at or above'}"
+                    f" {fmt(base)} itself)")
+        else:
+            text = FLIP_TEXT[(leaf.verdict, side)][kind].format(v=fmt(at), m=fmt(abs(at - base)))
         candidates.append((edge, at, text))
     if not candidates:
         return None
@@ -416,10 +425,23 @@ def simultaneous(tree, alpha: float) -> int:
     for leaf in leaves:
         leaf.estimate = leaf.estimate.at_level(alpha / m)
         for t in leaf.tests:
-            fn = leaf.estimate.p_above if t.side == "above" else leaf.estimate.p_below
-            t.p = float(fn(t.threshold))
+            if leaf.estimate.exact:
+                t.p = exact_p(leaf.estimate.value, t)
+            else:
+                fn = leaf.estimate.p_above if t.side == "above" else leaf.estimate.p_below
+                t.p = float(fn(t.threshold))
             t.p_adjusted = float(min(1.0, t.p * m))
     return m
+
+
+def exact_p(value: float, test: Test) -> float:
+    """A value without sampling noise is on the alternative's side or not: p is 0 or 1. A "holds" test at a
+    closed edge includes the edge (an exact 2,742,457 against [2742457, 2742457] holds with p = 0)."""
+    if test.side == "above":
+        on_side = value > test.threshold or (test.inclusive and value == test.threshold)
+    else:
+        on_side = value < test.threshold or (test.inclusive and value == test.threshold)
+    return 0.0 if on_side else 1.0
 
 
 def judge_tree(tree, alpha: float) -> str:

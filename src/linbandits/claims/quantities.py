@@ -17,9 +17,10 @@ own quantities (a dict of the same functions) for what only it measures.
                            within a setting (a and b resampled together)
     mean                   mean of a's values: Student's t
     mean_difference        a minus b: paired (`paired: true`) or Welch's t
+                           (below 100 runs every t takes the small-sample allowance, estimates)
     ratio_of_means         mean a / mean b: bootstrap
     relative_difference    (mean a - mean b) / mean b: bootstrap
-    geomean_ratio          geometric mean over settings of mean a / mean b: bootstrap
+    geomean_ratio          geometric mean over settings of mean a / mean b: t on the log scale
     loglog_slope           OLS slope of log mean a against log x over settings: bootstrap
     spread_ratio           s.d. of a's values over b's: bootstrap
     ratio_contrast         mean a / mean b in `experiment` minus in `versus`: bootstrap
@@ -263,7 +264,7 @@ def error_range_difference(evidence, spec, alpha, claim_id):
 def mean(evidence, spec, alpha, claim_id):
     s = _setting(evidence, spec)
     x = values(evidence, spec["a"], spec, s)
-    e = est.mean(x, alpha)
+    e = est.mean(x, alpha, est.small_sample_allowance(x.size, "difference"))
     return e, f"mean {spec.get('column', 'regret')} of {spec['a']}{_at(spec)}, {_where(evidence, spec['experiment'], s)}"
 
 
@@ -274,7 +275,8 @@ def _pair(evidence, spec):
 
 def mean_difference(evidence, spec, alpha, claim_id):
     s, a, b = _pair(evidence, spec)
-    e = est.mean_difference(a, b, alpha, bool(spec.get("paired", False)))
+    allowance = est.small_sample_allowance(min(a.size, b.size), "difference")
+    e = est.mean_difference(a, b, alpha, bool(spec.get("paired", False)), allowance)
     return e, (f"{spec['a']} - {spec['b']}{_at(spec)}: {fmt(a.mean())} - {fmt(b.mean())}, "
                f"{_where(evidence, spec['experiment'], s)}")
 
@@ -307,21 +309,11 @@ def relative_difference(evidence, spec, alpha, claim_id):
 def geomean_ratio(evidence, spec, alpha, claim_id):
     exp = spec["experiment"]
     settings = spec.get("settings") or evidence.settings(exp)
-    paired = bool(spec.get("paired", False))
-    groups, per = [], []
-    for s in settings:
-        a, b = values(evidence, spec["a"], spec, s), values(evidence, spec["b"], spec, s)
-        per.append(a.mean() / b.mean())
-        groups += _groups(a, b, paired)
-
-    def stat(*arrays):
-        logs = [np.log(arrays[i].mean(axis=1) / arrays[i + 1].mean(axis=1)) for i in range(0, len(arrays), 2)]
-        return np.exp(np.mean(logs, axis=0))
-
+    pairs = [(values(evidence, spec["a"], spec, s), values(evidence, spec["b"], spec, s)) for s in settings]
     # settings that play the same seeds (a fixed experiment seed) are paired run by run
-    e = est.bootstrap(stat, groups, alpha, _seed(claim_id, spec), shared=_shares_seeds(evidence, exp))
+    e = est.geomean_ratio_t(pairs, alpha, bool(spec.get("paired", False)), _shares_seeds(evidence, exp))
     return e, (f"geometric mean over {len(settings)} settings of {spec['a']} / {spec['b']} ({exp}); "
-               f"per setting {', '.join(fmt(r) for r in per)}")
+               f"per setting {', '.join(fmt(a.mean() / b.mean()) for a, b in pairs)}")
 
 
 def spread_ratio(evidence, spec, alpha, claim_id):

@@ -5,18 +5,24 @@ A series is 'ALGORITHM' (of the part's experiment) or 'ALGORITHM@experiment'; th
 one seed share their reward streams across algorithms and experiments (run i draws from
 generator(seed, i, 0) whatever the algorithm), so ratios of the same runs are paired.
 
-    stop_ratio         mean stopping time of a / of b: bootstrap; runs of a stopped at the pull
-                       cap make it a lower bound (it can show a slower, never faster)
+    stop_ratio         mean stopping time of a / of b: t on the log ratio; runs of a stopped at the
+                       pull cap make it a lower bound (it can show a slower, never faster)
     gap_growth         the smallest step, over consecutive settings (towards smaller or larger
-                       x), of the growth of mean(a) - mean(b): bootstrap
-    pull_share         share of arm `arm` in all pulls of a's runs: bootstrap
-    share_spread       max / min - 1 of the pull shares of `arms`: bootstrap
-    share_ratio        summed share of `arms` over the mean share of `versus`, minus 1: bootstrap
+                       x), of the growth of mean(a) - mean(b): t of each step (paired runs)
+    pull_share         share of arm `arm` in all pulls of a's runs: t on the log ratio
+    share_spread       max / min - 1 of the pull shares of `arms`: t on each log ratio of two arms'
+                       pulls, Bonferroni over the pairs
+    share_ratio        summed share of `arms` over the mean share of `versus`, minus 1: t on the log ratio
     published_rank     share of a's runs stopping at or before a published single run: exact binomial
     deterministic_value  a column that is the same in every run (XY-oracle): exact
     logdet_slope       mean over runs of the slope of log det A_t against log t (t >= t_min): t
     forget_share       share of XY-adaptive runs whose active set becomes {1, d+1} within `within`
                        phases and is later every arm again: exact binomial
+
+Ten runs a setting are few: every t here takes its tail at alpha / estimates.SKEWNESS_ALLOWANCE (the
+small-sample allowance: tests/test_claims_coverage.py shows the coverage at the claims' tail levels on
+stopping times shaped like the study's, and that the percentile bootstrap used before under-covers).
+A share read off the one published run of Table 1 is exact for that run: it has no interval.
 """
 from __future__ import annotations
 
@@ -56,17 +62,10 @@ def censored(evidence, ref, spec, setting) -> int:
     return sum(len(info.get("censored_trials", [])) for info in evidence.info(exp, setting, algorithm))
 
 
-def seed_of(claim_id, spec, *more) -> int:
-    return est.stream_seed(claim_id, spec.get("quantity"), spec.get("experiment"), spec.get("setting"),
-                           spec.get("a"), spec.get("b"), *more)
-
-
 def stop_ratio(evidence, spec, alpha, claim_id):
     s = setting_of(evidence, spec)
     a, b = column(evidence, spec["a"], spec, s), column(evidence, spec["b"], spec, s)
-    paired = bool(spec.get("paired", True))
-    groups = [(a, b)] if paired else [(a,), (b,)]
-    e = est.bootstrap(lambda x, y: x.mean(axis=1) / y.mean(axis=1), groups, alpha, seed_of(claim_id, spec))
+    e = est.ratio_of_means_t(a, b, alpha, bool(spec.get("paired", True)))
     ca, cb = censored(evidence, spec["a"], spec, s), censored(evidence, spec["b"], spec, s)
     notes = []
     if ca:
@@ -104,18 +103,31 @@ def gap_growth(evidence, spec, alpha, claim_id):
     if len(settings) < 2:
         raise Missing(f"{exp} has {len(settings)} setting(s); a growth needs two")
     groups = [(column(evidence, spec["a"], spec, s), column(evidence, spec["b"], spec, s)) for s in settings]
-
-    def stat(*arrays):
-        gaps = [arrays[i].mean(axis=1) - arrays[i + 1].mean(axis=1) for i in range(0, len(arrays), 2)]
-        return np.min([g2 - g1 for g1, g2 in zip(gaps, gaps[1:])], axis=0)
-
     # every setting plays the same seeds (seed 0, runs 0..9): run i of one setting is paired with run i
-    # of the others, so the runs are resampled with one index across settings
+    # of the others, so each step is a paired t of the runs' own steps
     shared = bool(getattr(evidence, "shares_seeds", lambda _exp: False)(exp))
-    e = est.bootstrap(stat, groups, alpha, seed_of(claim_id, spec), shared=shared,
-                      method=f"smallest step, percentile bootstrap of the runs ({est.BOOTSTRAP_RESAMPLES} resamples"
-                      + (", paired across settings)" if shared else ")"))
+    if shared and len({x.size for g in groups for x in g}) != 1:
+        raise UserError(f"claim {claim_id}: the settings of {exp} share seeds but not their run counts")
+    n = min(x.size for g in groups for x in g)
+    allowance = est.small_sample_allowance(n, "difference")
+
+    def interval(a_):
+        if n < 2:
+            return -np.inf, np.inf
+        if shared:
+            per_run = np.stack([a - b for a, b in groups])
+        else:       # settings of their own seeds: as many runs each, a and b paired within a setting
+            per_run = np.stack([(a - b)[:n] for a, b in groups])
+        _, low, high = est.min_step_interval(per_run, a_, allowance, shared=shared)
+        return float(low), float(high)
+
     gaps = [float(a.mean() - b.mean()) for a, b in groups]
+    value = min(g2 - g1 for g1, g2 in zip(gaps, gaps[1:]))
+    p_above, p_below = est.p_values_from(interval)
+    method = ("smallest step: Student's t of each step, " + ("paired across settings" if shared else "Welch")
+              + f"; lower bound at alpha, upper bound Bonferroni over the {len(groups) - 1} steps"
+              + est.allowance_text(allowance))
+    e = est.Estimate(value, *interval(alpha), n, method, p_above, p_below, interval_at=interval)
     steps = ", ".join(f"{evidence.setting_label(exp, s)}: {fmt(g)}" for s, g in zip(settings, gaps))
     return e, (f"smallest growth of mean {_name(spec['a'])} - mean {_name(spec['b'])} towards "
                f"{spec.get('towards', 'larger')} {evidence.experiment(exp).sweep} ({exp}); differences {steps}")
@@ -135,20 +147,14 @@ def _pulls(evidence, ref, spec, setting) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
-def _shares(counts_by_arm):
-    """counts_by_arm: arrays (B, n) per arm -> shares (B, arms) of the pooled counts."""
-    sums = np.stack([c.sum(axis=1) for c in counts_by_arm], axis=1)
-    return sums / sums.sum(axis=1, keepdims=True)
+ONE_RUN = "the one run itself, read exactly (one run gives no interval about the algorithm)"
 
 
-def _share_bootstrap(evidence, spec, alpha, claim_id, statistic, method):
-    s = setting_of(evidence, spec)
-    pulls = _pulls(evidence, spec["a"], spec, s)
-    K = pulls.shape[1]
-    e = est.bootstrap(lambda *arms: statistic(_shares(arms), K), [tuple(pulls.T)], alpha, seed_of(claim_id, spec),
-                      method=method)
-    shares = pulls.sum(axis=0) / pulls.sum()
-    return e, s, shares
+def _pull_ratio(top, bottom, alpha, shift=0.0):
+    """mean top / mean bottom (+ shift) of the runs' pull counts: t on the log ratio; one run read exactly."""
+    if top.size == 1:
+        return est.exact(float(top[0] / bottom[0]) + shift, ONE_RUN)
+    return est.ratio_of_means_t(top, bottom, alpha, paired=True, shift=shift)
 
 
 def _arms(spec, key, K) -> list[int]:
@@ -158,31 +164,46 @@ def _arms(spec, key, K) -> list[int]:
 
 def pull_share(evidence, spec, alpha, claim_id):
     arm = int(spec["arm"])
-    e, s, shares = _share_bootstrap(evidence, spec, alpha, claim_id, lambda sh, K: sh[:, arm],
-                                    "pooled share, percentile bootstrap of the runs")
+    s = setting_of(evidence, spec)
+    pulls = _pulls(evidence, spec["a"], spec, s)
+    shares = pulls.sum(axis=0) / pulls.sum()
+    e = _pull_ratio(pulls[:, arm], pulls.sum(axis=1), alpha)
     return e, (f"{_name(spec['a'])}: arm {arm + 1}'s share of all pulls {fmt(shares[arm])}, "
                f"{where(evidence, spec['experiment'], s)}")
 
 
 def share_spread(evidence, spec, alpha, claim_id):
-    def stat(sh, K):
-        sub = sh[:, _arms(spec, "arms", K)]
-        return sub.max(axis=1) / sub.min(axis=1) - 1.0
-
-    e, s, shares = _share_bootstrap(evidence, spec, alpha, claim_id, stat,
-                                    "pooled shares, percentile bootstrap of the runs")
+    """max / min - 1 of the pooled shares of `arms`: the largest ratio of two arms' mean pulls, minus 1. Each
+    ordered pair's ratio has its t interval on the log scale at alpha / pairs (Bonferroni: the largest is not
+    known in advance, so both bounds must hold for every pair); the interval is that of the largest."""
+    s = setting_of(evidence, spec)
+    pulls = _pulls(evidence, spec["a"], spec, s)
+    shares = pulls.sum(axis=0) / pulls.sum()
     arms = _arms(spec, "arms", shares.size)
+    pairs = [(i, j) for i in arms for j in arms if i != j]
+    value = max(shares[i] / shares[j] for i, j in pairs) - 1.0
+    if pulls.shape[0] == 1:
+        e = est.exact(value, ONE_RUN)
+    else:
+        def interval(a_):
+            bounds = [_pull_ratio(pulls[:, i], pulls[:, j], a_ / len(pairs), -1.0) for i, j in pairs]
+            return max(b.low for b in bounds), max(b.high for b in bounds)
+
+        p_above, p_below = est.p_values_from(interval)
+        e = est.Estimate(value, *interval(alpha), pulls.shape[0],
+                         f"largest of {len(pairs)} ratios of two arms' pulls, each t on the log ratio, Bonferroni over "
+                         "the pairs" + est.allowance_text(est.small_sample_allowance(pulls.shape[0])),
+                         p_above, p_below, interval_at=interval)
     return e, (f"{_name(spec['a'])}: max / min - 1 of the shares of arms {', '.join(str(a + 1) for a in arms)} "
                f"({' / '.join(f'{shares[a]:.4f}' for a in arms)}), {where(evidence, spec['experiment'], s)}")
 
 
 def share_ratio(evidence, spec, alpha, claim_id):
-    def stat(sh, K):
-        return sh[:, _arms(spec, "arms", K)].sum(axis=1) / sh[:, _arms(spec, "versus", K)].mean(axis=1) - 1.0
-
-    e, s, shares = _share_bootstrap(evidence, spec, alpha, claim_id, stat,
-                                    "pooled shares, percentile bootstrap of the runs")
+    s = setting_of(evidence, spec)
+    pulls = _pulls(evidence, spec["a"], spec, s)
+    shares = pulls.sum(axis=0) / pulls.sum()
     arms, versus = _arms(spec, "arms", shares.size), _arms(spec, "versus", shares.size)
+    e = _pull_ratio(pulls[:, arms].sum(axis=1), pulls[:, versus].mean(axis=1), alpha, -1.0)
     return e, (f"{_name(spec['a'])}: shares of arms {' + '.join(str(a + 1) for a in arms)} "
                f"({fmt(float(shares[arms].sum()))}) over the mean share of arms "
                f"{', '.join(str(a + 1) for a in versus)} ({fmt(float(shares[versus].mean()))}), minus 1; "
@@ -234,7 +255,7 @@ def logdet_slope(evidence, spec, alpha, claim_id):
     if len(slopes) < 2:
         raise Missing(f"{algorithm} in {exp} ({s}): {len(slopes)} run(s) with 3 points of log det A_t at t >= "
                       f"{t_min:g}; a slope with an interval needs two")
-    e = est.mean(slopes, alpha)
+    e = est.mean(slopes, alpha, est.small_sample_allowance(len(slopes), "difference"))
     return e, (f"{algorithm}: slope of log det A_t against log t (t >= {t_min:g}, points at t = 2^k), mean over "
                f"{len(slopes)} runs (median {fmt(float(np.median(slopes)))}), {where(evidence, exp, s)}")
 

@@ -120,9 +120,9 @@ def reference_sections(ctx, claim_results) -> list:
     """The estimates behind the verdicts under the switches (the report lists their verdicts only), and C4
     again with SW-UCB told B_T (the `window` switch): not a choice of the claim (the paper's Fig. 2 has
     B_T unknown), shown as a reference."""
-    from linbandits.claims import report
+    from linbandits.claims.load import load_claims
 
-    claims = {c["id"]: c for c in report.load_claims(products_claims_path(ctx))}
+    claims = {c["id"]: c for c in load_claims(products_claims_path(ctx))}
     out = []
     rows = []
     for cid in ("C1", "C2"):
