@@ -102,8 +102,6 @@ def algorithm_style(name: str, palette: dict | None = None) -> tuple[str, str]:
     return EXTRA_COLOURS[slot % len(EXTRA_COLOURS)], EXTRA_MARKERS[(slot // 7) % len(EXTRA_MARKERS)]
 
 
-# Published numbers drawn beside a reproduction: one marker for every study.
-PUBLISHED_STYLE = {"marker": "X", "markersize": 7, "markeredgecolor": "black", "linestyle": "none", "zorder": 5}
 BAND_ALPHA = 0.2
 
 
@@ -174,21 +172,6 @@ def reference_curve(ax, x, y, label: str, what: str = "") -> bool:
     ax.plot(x, y, color="black", linestyle=(0, (1, 1.5)), linewidth=1.0, label=f"{label}{clipped}",
             gid=REFERENCE_GID, zorder=1.5)
     return True
-
-
-def series_with_bars(ax, x, mean, low, high, label, colour, marker="o", linestyle="-"):
-    """Means with their intervals as error bars (few points, or a log axis where bands mislead)."""
-    import numpy as np
-
-    mean, low, high = (np.asarray(v, float) for v in (mean, low, high))
-    ax.errorbar(x, mean, yerr=[mean - low, high - mean], color=colour, marker=marker, linestyle=linestyle,
-                capsize=2.5, label=label)
-
-
-def mark_published(ax, x, y, label="published") -> None:
-    """Numbers the paper prints, drawn on the reproduction they are compared with."""
-    ax.plot(x, y, label=label, color="black", **{k: v for k, v in PUBLISHED_STYLE.items()
-                                                  if k not in ("markeredgecolor",)})
 
 
 def wrap_to_panel(ax, text: str, points: float = MIN_TEXT_PT) -> str:

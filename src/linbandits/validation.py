@@ -216,6 +216,46 @@ def validate_config(config, schema_path) -> None:
         if errors:
             raise UserError(describe_schema_error(errors[0], ["studies", study]))
     check_config(config)
+    for study, section in study_sections(config).items():
+        check_named_keys(config, study, section, study_schema(schema, study))
+
+
+# A study schema marks the keys whose values name something of the study (`names: experiment`, `claim`
+# or `choice`; on `propertyNames`, the keys of a mapping): a product reads them, so a renamed or dropped
+# experiment, claim or choice is one line here, before any job, not a product that silently vanishes.
+def check_named_keys(config, study: str, section: dict, schema: dict) -> None:
+    known = {"experiment": [n for n, e in experiments(config).items() if e.study == study],
+             "choice": list(section.get("choices") or {})}
+
+    def names(kind: str) -> list:
+        if kind == "claim" and kind not in known:
+            claims = yaml.safe_load((STUDIES_DIR / study / "claims.yaml").read_text(encoding="utf-8")) or []
+            known[kind] = [c["id"] for c in claims]
+        return known[kind]
+
+    def walk(value, node: dict, where: list) -> None:
+        while "$ref" in node:
+            node = schema["definitions"][node["$ref"].rsplit("/", 1)[-1]]
+        kind = node.get("names")
+        if kind and isinstance(value, str) and value not in names(kind):
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise UserError(f"config: studies/{study}/{'/'.join(where)} = {value!r} is not {article} {kind} of {study}; "
+                            f"its {kind}s are: {', '.join(names(kind))}")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if "propertyNames" in node:
+                    walk(key, node["propertyNames"], where + [str(key)])
+                sub = node.get("properties", {}).get(key, node.get("additionalProperties"))
+                if isinstance(sub, dict):
+                    walk(item, sub, where + [str(key)])
+        elif isinstance(value, list):
+            items = node.get("items")
+            subs = items if isinstance(items, list) else [items] * len(value)
+            for k, (item, sub) in enumerate(zip(value, subs)):
+                if isinstance(sub, dict):
+                    walk(item, sub, where + [str(k)])
+
+    walk(section, schema, [])
 
 
 def coerce_command_line_booleans(config, schema) -> None:

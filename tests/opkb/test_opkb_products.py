@@ -31,6 +31,9 @@ def context(tmp_path, switches=("published",), tuning=False, neural=True) -> pro
     section = dict(REPO_CONFIG["studies"]["opkb"])
     if not neural:
         section["experiments"] = {n: e for n, e in section["experiments"].items() if not n.endswith("_neural")}
+        # and from the figures that draw them, as validation asks of a config that drops an experiment
+        section["figures"] = {name: {**spec, "panels": [{k: v for k, v in p.items() if k != "neural"} for p in spec["panels"]]}
+                              for name, spec in section["figures"].items()}
     section["switches"] = [s for s in section["switches"] if s["name"] in switches]
     if not tuning:
         section.pop("tuning", None)

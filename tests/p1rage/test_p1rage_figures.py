@@ -12,8 +12,7 @@ from linbandits.errors import UserError
 from linbandits.studies.p1rage.stats import normal_ci, wilson_ci
 from linbandits.studies.p1rage.error_tables import ALGORITHM_ORDER
 from linbandits.studies.p1rage.figures import (ALGORITHM_COLOURS, ZERO_FLOOR_LABEL, algorithm_style,
-                                               build_figure, figure_bars, figure_curves,
-                                               figure_error_with_gap)
+                                               build_figure, draw_figure, figure_layout)
 from linbandits.studies.p1rage.theorem1 import build_theorem1
 
 from p1rage_world import holding, study_config, write_world
@@ -60,14 +59,14 @@ def legend_texts(fig):
 
 # ---------------------------------------------------------------- output files
 
-@pytest.mark.parametrize("kind", ["curves", "curves_gap", "bars"])
-def test_files_written_and_pdf_byte_identical(tmp_path, curves_table, bars_table, kind):
-    table = bars_table if kind == "bars" else curves_table
-    draw = {"curves": lambda t, s: figure_curves(t, "title", "s", s),
-            "curves_gap": lambda t, s: figure_error_with_gap(t, "title", "s", s),
-            "bars": lambda t, s: figure_bars(t, "title", s)}[kind]
-    draw(table, tmp_path / "one")
-    draw(table, tmp_path / "two")
+@pytest.mark.parametrize("layout", ["curves", "curves_gap", "bars"])
+def test_files_written_and_pdf_byte_identical(tmp_path, curves_table, bars_table, layout):
+    table = bars_table if layout == "bars" else curves_table
+    panel = {"table": table, "title": "title", "xlabel": "s", "subtitle": "", "logx": False, "published": None}
+    spec = {"min_gap": layout == "curves_gap"}
+    assert figure_layout([panel], spec) == layout      # bars for one setting, curves for a sweep
+    draw_figure([panel], spec, str(tmp_path / "one"), "", "")
+    draw_figure([panel], spec, str(tmp_path / "two"), "", "")
     for ext in ("pdf", "png"):
         assert (tmp_path / f"one.{ext}").stat().st_size > 1000
     assert (tmp_path / "one.pdf").read_bytes() == (tmp_path / "two.pdf").read_bytes()

@@ -17,7 +17,6 @@ from matplotlib.ticker import FixedLocator, LogFormatterSciNotation
 
 from linbandits import plotting
 from linbandits.claims import estimates as est
-from linbandits.runs import RunSet
 from linbandits.studies.lingape.stopping import censored_count
 
 PALETTE = {"LinGapE": ("#d62728", "o"), "XY-static": ("#1f77b4", "s"), "XY-adaptive": ("#2ca02c", "^"),
@@ -37,7 +36,7 @@ def figure_series(ctx, spec) -> list[dict]:
         if name not in ctx.experiments:
             continue
         exp = ctx.experiments[name]
-        runs = RunSet(ctx.runs_stem(name))
+        runs = ctx.runs(name)
         points = []
         for s in exp.setting_ids():
             if not runs.has(s, algorithm):

@@ -31,7 +31,7 @@ STUDY = Study(
     products="linbandits.studies.opkb.products:products",
     columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
     curves=True,
-    panel_lists=("dashed",),    # experiments drawn dashed in the same panel
+    panel_lists=("neural", "dashed"),    # experiments drawn in the same panel: the neural variants, dashed ones
     run_sweeps=("seed",),       # one instance drawn per run, as the authors did
     seed_limit=2**32,           # its instances draw from numpy's legacy RandomState
 )

@@ -248,15 +248,15 @@ def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = No
 
 # ---------------------------------------------------------------- figure level
 
-KINDS = ("curves", "curves_gap", "bars")
+LAYOUTS = ("curves", "curves_gap", "bars")
 
 
-def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
+def build_figure(layout: str, tables, titles, xlabels=None, subtitles=None,
                  logx: bool = False, published=None, note: str | None = None) -> Figure:
     """Side-by-side panels, one per table; curves_gap adds a min-gap panel under
     each. published: per panel, the published cells to draw dashed (or None)."""
-    if kind not in KINDS:
-        raise UserError(f"figure kind must be one of {KINDS}, got {kind!r}")
+    if layout not in LAYOUTS:
+        raise UserError(f"a P1-RAGE figure's layout is one of {LAYOUTS}, got {layout!r}")
     tables = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
     n = len(tables)
     titles = per_panel(titles, n, "title")
@@ -265,21 +265,21 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
     published = list(published) if published is not None else [None] * n
     if len(published) != n:
         raise UserError(f"{len(published)} published tables for {n} panels")
-    height = {"curves": 2.9, "curves_gap": 4.0, "bars": 3.0}[kind] + LEGEND_HEIGHT
+    height = {"curves": 2.9, "curves_gap": 4.0, "bars": 3.0}[layout] + LEGEND_HEIGHT
     with matplotlib.rc_context(STYLE):
         fig = new_figure(1 if n == 1 else 2, height)
-        if kind == "curves_gap":
+        if layout == "curves_gap":
             grid = fig.add_gridspec(2, n, height_ratios=(3, 1.2))
         else:
             grid = fig.add_gridspec(1, n)
         for i, table in enumerate(tables):
             ax = fig.add_subplot(grid[0, i])
-            subtitle = subtitles[i].replace("band:", "bars:", 1) if kind == "bars" and subtitles[i] else subtitles[i]
+            subtitle = subtitles[i].replace("band:", "bars:", 1) if layout == "bars" and subtitles[i] else subtitles[i]
             set_panel_title(ax, titles[i] or "", subtitle)
-            if kind == "bars":
+            if layout == "bars":
                 plot_error_bars(table, ax, published[i])
                 continue
-            if kind == "curves":
+            if layout == "curves":
                 plot_error_curves(table, ax, xlabels[i] or "x", logx=logx, published=published[i])
                 continue
             plot_error_curves(table, ax, "", logx=logx, published=published[i])
@@ -291,37 +291,27 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
     return fig
 
 
-def write_figure(kind: str, tables, titles, stem, xlabels=None, subtitles=None,
-                 logx: bool = False, published=None, note: str | None = None) -> Figure:
-    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx, published, note)
-    with matplotlib.rc_context(STYLE):
-        save_figure(fig, stem)
-    return fig
+def figure_layout(panels: list[dict], spec: dict) -> str:
+    """How a figure is drawn, from what it shows: bars where every panel's experiment has one setting (an
+    error table without x), curves where each sweeps one, with the instances' minimum gap under the
+    curves where the figure's config says `min_gap: true`."""
+    single = [bool(p["table"]["x"].isna().all()) for p in panels]
+    if any(single) and not all(single):
+        raise UserError("a P1-RAGE figure draws bars (experiments of one setting) or curves (swept experiments) "
+                        "in every panel, not both; split it into two figures")
+    if all(single):
+        return "bars"
+    return "curves_gap" if spec.get("min_gap") else "curves"
 
 
 def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
-    """The figure of `spec["kind"]` (KINDS), one panel per dict: its error `table`, `title`, `xlabel`,
+    """The figure of `spec` (figure_layout), one panel per dict: its error `table`, `title`, `xlabel`,
     `subtitle`, `logx` (any panel's puts every panel on a log x) and the `published` cells to draw dashed
     (or None); the note, if any, heads the figure."""
-    fig = build_figure(spec["kind"], [p["table"] for p in panels], [p["title"] for p in panels],
+    fig = build_figure(figure_layout(panels, spec), [p["table"] for p in panels], [p["title"] for p in panels],
                        [p["xlabel"] for p in panels], [p["subtitle"] for p in panels],
                        any(p["logx"] for p in panels), [p["published"] for p in panels])
     with matplotlib.rc_context(STYLE):
         mark_heading(fig, note, preview)
         save_figure(fig, stem)
     return fig
-
-
-def figure_error_with_gap(table, title, xlabel, stem, subtitle=None, logx=False) -> Figure:
-    """Figs. 3 / 6 layout: error curves on top, the min-gap panel below sharing x."""
-    return write_figure("curves_gap", table, title, stem, xlabel, subtitle, logx)
-
-
-def figure_curves(table, title, xlabel, stem, subtitle=None, logx=False) -> Figure:
-    """Fig. 2 layout: error curves only."""
-    return write_figure("curves", table, title, stem, xlabel, subtitle, logx)
-
-
-def figure_bars(table, title, stem, subtitle=None) -> Figure:
-    """Figs. 4 / 5 layout: one bar per algorithm."""
-    return write_figure("bars", table, title, stem, None, subtitle)
