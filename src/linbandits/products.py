@@ -178,18 +178,29 @@ class Context:
         """Every experiment a figure draws, once each, in panel order."""
         return list(dict.fromkeys(n for p in spec["panels"] for n in self.panel_experiments(spec, p)))
 
-    def figure_products(self, make: Callable, inputs=(), summaries: bool = False) -> list[Product]:
+    def required_series(self, spec: dict) -> list[str]:
+        """'<experiment>/<algorithm>' of every series the figure's `series` declares (those the paper's
+        figure or its text names; a switch figure's switch runs) that this run has: of an experiment the
+        figure's target builds, an algorithm it runs (validation: a panel names the experiment)."""
+        target = self.figure_target(spec)
+        return [f"{e}/{a}" for e, algorithms in (spec.get("series") or {}).items()
+                if e in self.experiments and (self.experiments[e].opt_in or "") in ("", target)
+                for a in algorithms if a in self.experiments[e].algorithms]
+
+    def figure_products(self, make: str, inputs=(), summaries: bool = False) -> list[Product]:
         """One figure product per entry of the study's `figures:` config, the one way every study lists
-        them: figures/<study>/<name>.{pdf,png}, drawn by make(ctx, name, spec), which returns the Figure.
+        them: figures/<study>/<name>.{pdf,png}, drawn by make(ctx, name, spec) ("module:function", the
+        study's figures.make_figure, imported only when a figure is made), which returns the Figure.
         Its inputs are the runs files of the experiments it draws (figure_experiments), their instance
         summaries with `summaries`, and `inputs` (files every figure reads, e.g. a table); its caption is
-        the entry's `caption` (Context.caption_file); its target is figure_target's."""
+        the entry's `caption` (Context.caption_file); its target is figure_target's. A figure that does
+        not draw every series of its `series` fails, its files removed."""
         out = []
         for name, spec in (self.section.get("figures") or {}).items():
             drawn = self.figure_experiments(spec)
             files = [f for n in drawn for f in self.runs_files(n) + (self.summaries(n) if summaries else [])]
             out.append(Product("figure", name, self.figure_paths(name), files + list(inputs),
-                               functools.partial(make, name=name, spec=spec),
+                               functools.partial(_make_checked_figure, make=make, name=name, spec=spec),
                                caption=spec.get("caption", ""), target=self.figure_target(spec)))
         return out
 
@@ -197,6 +208,28 @@ class Context:
         """A figure's subtitle: the preview banner and whatever else the panel must say."""
         notes = ["PREVIEW: reduced runs and settings, not the published protocol"] if self.preview else []
         return "; ".join(notes + [m for m in more if m])
+
+
+def maker(target: str, **kwargs) -> Callable:
+    """A product's make(ctx) from "module:function" and its keyword arguments, imported when the product
+    is made: the module that lists a study's products (at every Snakemake start) imports none of what
+    makes them."""
+    return functools.partial(_call, target, kwargs)
+
+
+def _call(target: str, kwargs: dict, ctx: Context):
+    return catalogue.resolve(target)(ctx, **kwargs)
+
+
+def _make_checked_figure(ctx: Context, make: str, name: str, spec: dict) -> None:
+    from linbandits.figure_checks import series_problems
+
+    problems = series_problems(catalogue.resolve(make)(ctx, name=name, spec=spec), ctx.required_series(spec))
+    if problems:
+        for path in ctx.figure_paths(name):
+            Path(path).unlink(missing_ok=True)
+        raise UserError(f"study {ctx.study}, figure {name}: {'; '.join(problems)}; draw it (a panel's experiment "
+                        "or panel list) or correct the figure's series")
 
 
 def study_products(config: dict, study: str) -> list[Product]:

@@ -51,11 +51,18 @@ def check_config(config) -> None:
         own = [n for n, e in exps.items() if e.study == study]
         panel_lists = catalogue.studies()[study].panel_lists   # its panel keys naming more experiments
         for fig, spec in (body.get("figures") or {}).items():
+            drawn = []
             for panel in spec.get("panels", []):
                 named = [panel.get("experiment")] + [n for k in panel_lists for n in panel.get(k, [])]
                 for name in [n for n in named if n is not None and n not in own]:
                     raise UserError(f"config: studies/{study}/figures/{fig}: experiment {name!r} is not an experiment "
                                     f"of {study}; its experiments are: {', '.join(own)}")
+                drawn += named
+            # the series a figure must draw (issue 51): every experiment they are of is one a panel draws
+            for name in [n for n in (spec.get("series") or {}) if n in own and n not in drawn]:
+                raise UserError(f"config: studies/{study}/figures/{fig}/series names {name}, which no panel of the "
+                                f"figure draws; add {name} to a panel (experiment"
+                                f"{''.join(f', {k}' for k in panel_lists)}) or remove it from the figure's series")
     check_config_values(config)
 
 

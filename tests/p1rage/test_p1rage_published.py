@@ -89,7 +89,7 @@ def test_write_comparison_files(tmp_path):
     assert list(back.columns) == pub.COLUMNS and len(back) == 5
 
 
-def test_figures_draw_the_published_curve_dashed():
+def test_figures_draw_the_published_cells_in_the_published_look():
     table = pd.DataFrame([{"experiment": "soare_sto", "algorithm": a, "x": x, "n_trials": 100, "n_errors": e,
                            "error_prob": e / 100, "ci95_low": 0.0, "ci95_high": 0.5, "min_gap": 0.01}
                           for a in ("G-BAI", "Peace") for x, e in ((10, 40), (1010, 5))])
@@ -97,7 +97,9 @@ def test_figures_draw_the_published_curve_dashed():
     fig = build_figure("curves", [table], ["t"], ["T"], published=[published])
     lines = [ln for ln in fig.axes[0].get_lines() if (ln.get_gid() or "").startswith("published:")]
     assert {ln.get_gid() for ln in lines} >= {"published:G-BAI", "published:Peace"}
-    assert all(ln.get_linestyle() == "--" for ln in lines)
+    # the house's published look: the algorithm's marker, open and black-edged, no line (dashes are the
+    # switch runs')
+    assert all(ln.get_linestyle() == "None" and ln.get_markeredgecolor() == "black" for ln in lines)
 
 
 def test_claims_section_lists_the_cells_that_differ(tmp_path):

@@ -40,7 +40,7 @@ def products(ctx) -> list[Product]:
         # switch run's column: its base's runs, which the claims read)
         shown = {ctx.experiments[col[0]].switch_of or col[0] for col in table1["columns"].values() if len(col) > 2}
         witness = functools.partial(PublishedTable1, experiments=shown, setting=table1["setting"])
-    out += ctx.figure_products(make_figure, summaries=True)
+    out += ctx.figure_products("linbandits.studies.lingape.figures:make_figure", summaries=True)
     from linbandits.studies.lingape.quantities import QUANTITIES
 
     out += claims_product(ctx, TITLE, quantities=QUANTITIES, witness=witness)
@@ -139,30 +139,3 @@ def make_table1(ctx, spec) -> None:
         write_text_atomic(md, open(md, encoding="utf-8").read() + "\n" + "\n".join(f"Note: {n}" for n in notes) + "\n")
         write_text_atomic(tex, open(tex, encoding="utf-8").read()
                           + "".join(f"% Note: {latex_escape(n)}\n" for n in notes))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec):
-    # here, not at the top: figures.py imports matplotlib, which listing the products (at every
-    # Snakemake start) does not need
-    from linbandits.studies.lingape.figures import draw_figure, figure_series
-
-    series = figure_series(ctx, spec)
-    synthetic = any(_synthetic(ctx, n) for n in ctx.figure_experiments(spec))
-    published = None
-    if spec.get("published_table1") and ctx.section.get("table1"):
-        x = ctx.experiments[spec["panels"][0]["experiment"]].value_of(ctx.section["table1"]["setting"])
-        published = (x, {label: sum(PUBLISHED_TABLE1[col[2]])
-                         for label, col in ctx.section["table1"]["columns"].items() if len(col) > 2})
-    return draw_figure([{"series": series, "level": ctx.level, "published": published}], spec,
-                       ctx.figure_stem(name),
-                       "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.note())
-
-
-def _synthetic(ctx, experiment: str) -> bool:
-    import json
-    from pathlib import Path
-
-    summary = json.loads(Path(ctx.summaries(experiment)[0]).read_text(encoding="utf-8"))
-    return bool(summary.get("synthetic"))

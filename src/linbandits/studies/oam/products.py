@@ -25,7 +25,7 @@ def products(ctx) -> list[Product]:
         Product("table", "final_regret", ctx.table_paths("final_regret"), runs + [bounds[0]],
                 functools.partial(make_final_table, names=list(exps)), caption="table"),
     ]
-    out += ctx.figure_products(make_figure, inputs=[bounds[0]])
+    out += ctx.figure_products("linbandits.studies.oam.figures:make_figure", inputs=[bounds[0]])
     out += claims_product(ctx, TITLE)
     return out
 
@@ -95,19 +95,3 @@ def make_final_table(ctx, names) -> None:
                          "C_log_n": C * float(np.log(horizon))})
     write_table(pd.DataFrame(rows, columns=FINAL_COLUMNS), *ctx.table_paths("final_regret"),
                 exact_columns=("horizon", "n_runs"))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec):
-    from linbandits.studies.oam.figures import draw_figure
-
-    bounds = read_bounds(ctx)
-    panels = []
-    for p in spec["panels"]:
-        series = [(ctx.experiments[n], ctx.runs(n)) for n in ctx.panel_experiments(spec, p)]
-        main = p["experiment"]
-        panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
-                       "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"]),
-                       "logx": p.get("logx", False)})
-    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())

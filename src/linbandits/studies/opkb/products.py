@@ -43,7 +43,7 @@ def neural_note(ctx, maths: bool = False) -> str:
         return "/".join(sorted({str(ctx.experiments[n].options.get(a, {}).get(key, OPNN_DEFAULTS[key]))
                                 for n in neural(ctx) for a in ctx.experiments[n].algorithms}))
 
-    step = r"$\eta \times$ width" if maths else "eta x width"
+    step = r"$\eta \times \mathrm{width}$" if maths else "eta x width"
     return f"neural variants at width {values('width')} (paper: 2048), {values('precision')}, {step} = 2.048e-5"
 
 
@@ -105,7 +105,7 @@ def report_products(ctx) -> list[Product]:
                   for f in ctx.runs_files(n)]
         out.append(Product("table", "switch_regret", ctx.table_paths("switch_regret"), inputs,
                            functools.partial(make_switch_table, names=switches), caption="switch_table"))
-    out += ctx.figure_products(make_figure)
+    out += ctx.figure_products("linbandits.studies.opkb.figures:make_figure")
     out += claims_product(ctx, TITLE, quantities=_quantities(), caption="claims",
                           sections=lambda c, results: neural_section(c))
     return out
@@ -162,29 +162,6 @@ def make_switch_table(ctx, names) -> None:
                          "max": float(finals.max()), "minus_default": diff, "minus_default_se": diff_se})
     write_table(pd.DataFrame(rows, columns=SWITCH_COLUMNS), *ctx.table_paths("switch_regret"),
                 exact_columns=("n_runs", "T", "value"))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec):
-    """A panel draws its experiment, the neural variants' (`neural`) and its dashed ones (`dashed`: e.g.
-    SW-GPUCB with window 1000, or under removal = published)."""
-    from linbandits.studies.opkb.figures import draw_figure
-
-    panels = []
-    for p in spec["panels"]:
-        series = []
-        for n in ctx.panel_experiments(spec, p):
-            exp, runs = ctx.experiments[n], ctx.runs(n)
-            dashed = n in p.get("dashed", [])
-            for algorithm in exp.algorithms:
-                _, t, curves = seed_runs(runs, exp, algorithm)
-                series.append({"experiment": n, "algorithm": algorithm, "label": label_of(ctx, n, algorithm), "t": t,
-                               "curves": curves, "dashed": dashed})
-        panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
-                       "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
-    note = neural_note(ctx) if neural(ctx) else NEURAL_NOT_RUN.split(":")[0]
-    return draw_figure(panels, spec, ctx.figure_stem(name), note, ctx.note())
 
 
 # ------------------------------------------------------------------ opkb_tuning

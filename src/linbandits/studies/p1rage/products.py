@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from linbandits.products import Product, claims_product
+from linbandits.products import Product, claims_product, maker
 
 TITLE = "P1-RAGE (Xiong et al.): the paper's claims judged on the reproduced runs"
 PUBLISHED = "published_vs_reproduced"
@@ -31,12 +31,13 @@ def products(ctx) -> list[Product]:
     out.append(Product("table", PUBLISHED, comparison,
                        [str(PUBLISHED_CSV), *[f for n in published for f in ctx.runs_files(n) + ctx.summaries(n)]],
                        functools.partial(make_comparison, names=published), caption="published"))
-    out += ctx.figure_products(make_figure, inputs=[str(PUBLISHED_CSV)], summaries=True)
+    out += ctx.figure_products("linbandits.studies.p1rage.figures:make_figure", inputs=[str(PUBLISHED_CSV)],
+                               summaries=True)
     theorem1 = (ctx.section.get("theorem1") or {}).get("experiment")
     if theorem1:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
                            [*ctx.runs_files(theorem1), *ctx.summaries(theorem1)],
-                           functools.partial(make_theorem1, name=theorem1), caption="thm1",
+                           maker("linbandits.studies.p1rage.theorem1:make_theorem1", name=theorem1), caption="thm1",
                            target=exps[theorem1].opt_in or ""))
     roles = ctx.section.get("published") or {}
     out += claims_product(ctx, TITLE, extra_inputs=[comparison[0], str(PUBLISHED_CSV)], sections=claims_sections,
@@ -79,7 +80,7 @@ def make_comparison(ctx, names) -> None:
     write_comparison(compare(read_published(), reproduced, yahoo_is_r6a, roles), roles, *comparison_paths(ctx))
 
 
-# ------------------------------------------------------------------ figures
+# ------------------------------------------------------------------ what the figures read
 
 def panel_subtitle(ctx, name: str, table) -> str:
     """The run count of a panel (from its table), and whether it reads the synthetic stand-in for R6A (a
@@ -90,37 +91,6 @@ def panel_subtitle(ctx, name: str, table) -> str:
     if synthetic_yahoo(ctx, name):
         notes.append("synthetic stand-in for R6A")
     return "; ".join(notes)
-
-
-def make_figure(ctx, name: str, spec: dict):
-    from linbandits.studies.p1rage.figures import draw_figure
-    from linbandits.studies.p1rage.published import published_for, read_published
-
-    published = read_published()
-    panels = []
-    for p in spec["panels"]:
-        exp = ctx.experiments[p["experiment"]]
-        table = error_table(ctx, exp.name)
-        # The authors' cells beside the experiment they reproduce (a switch run: its base's); none for
-        # Yahoo! on the synthetic stand-in (the authors ran real R6A).
-        base = exp.switch_of or exp.name
-        panels.append({"table": table, "switch": exp.switch_of is not None, "subtitle": panel_subtitle(ctx, exp.name, table),
-                       "title": p.get("title") or (f"{exp.choice} = {exp.switch}" if exp.switch_of else exp.title),
-                       "xlabel": p.get("xlabel", ""), "logx": p.get("logx", False),
-                       "published": None if synthetic_yahoo(ctx, exp.name) else published_for(base, published)})
-    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())
-
-
-def make_theorem1(ctx, name: str):
-    """Theorem 1's figure on experiment `name` (the config's `theorem1: experiment`)."""
-    from linbandits.studies.p1rage.error_tables import read_summary
-    from linbandits.studies.p1rage.theorem1 import write_theorem1
-
-    exp = ctx.experiments[name]
-    summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
-    table = error_table(ctx, exp.name)
-    return write_theorem1(table, summaries, ctx.figure_stem(THEOREM1),
-                          panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=ctx.note())
 
 
 # ------------------------------------------------------------------ claims

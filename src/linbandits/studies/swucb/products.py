@@ -26,7 +26,7 @@ def products(ctx) -> list[Product]:
         Product("table", "ratios", ctx.table_paths("ratios"), runs, make_ratios, caption="ratios"),
         Product("table", "variation", ctx.table_paths("variation"), npz, make_variation, caption="variation"),
     ]
-    out += ctx.figure_products(make_figure, inputs=[ctx.table_paths("slopes")[0]])
+    out += ctx.figure_products("linbandits.studies.swucb.figures:make_figure", inputs=[ctx.table_paths("slopes")[0]])
     variation_csv = ctx.table_paths("variation")[0]
     out += claims_product(ctx, TITLE, quantities=QUANTITIES, extra_inputs=[variation_csv],
                           extras=lambda c: {"variation": c.table_paths("variation")[0]},
@@ -84,23 +84,6 @@ def make_variation(ctx) -> None:
         if not e.switch_of:
             instances += [(n, e.value_of(s), ctx.instance_path(n, s)) for s in e.setting_ids()]
     _write(ctx, "variation", results.variation_table(instances))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec):
-    import pandas as pd
-
-    from linbandits.studies.swucb import results
-    from linbandits.studies.swucb.figures import draw_figure
-
-    slopes = pd.read_csv(ctx.table_paths("slopes")[0])
-    panels = []
-    for p in spec["panels"]:
-        series = [(k, n, results.experiment_series(ctx.experiments[n], ctx.runs(n)))
-                  for k, n in enumerate(ctx.panel_experiments(spec, p))]
-        panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series})
-    return draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_stem(name), "", ctx.note())
 
 
 # ------------------------------------------------------------------ claims
@@ -172,4 +155,3 @@ def products_claims_path(ctx) -> str:
     from linbandits.products import claims_table_path
 
     return claims_table_path(ctx.study)
-
