@@ -159,20 +159,20 @@ class Context:
 
     # ---------------------------------------------------------------- figures
     def figure_target(self, spec: dict) -> str:
-        """The target that builds a figure (a `figures:` entry): the default one (""), or the opt-in target
-        of an experiment a panel draws as its own (with `robustness: false`, a switch run's), which then
-        builds the figure whole."""
-        own = [self.experiments[p["experiment"]].opt_in for p in spec["panels"]]
-        return next((t for t in own if t), "")
+        """The target that builds a figure (a `figures:` entry): the one that builds what the figure must
+        draw, its `series` (else its panels' own experiments): the default target (""), or the opt-in target
+        of one of them (with `robustness: false`, a switch run's), which then builds the figure whole."""
+        must = list(spec.get("series") or {}) or [p["experiment"] for p in spec["panels"]]
+        return next((self.experiments[n].opt_in for n in must if n in self.experiments and self.experiments[n].opt_in), "")
 
     def panel_experiments(self, spec: dict, panel: dict) -> list[str]:
         """The experiments a panel of a figure draws: its `experiment`, then those its study's panel keys
         name (Study.panel_lists), each where the figure's target builds it (a switch run the default target
-        leaves to `robustness` is left out of a figure of the default target)."""
+        leaves to `robustness` is left out of a figure of the default target, e.g. a LinGapE entry)."""
         target = self.figure_target(spec)
-        listed = [n for key in catalogue.studies()[self.study].panel_lists for n in panel.get(key, [])]
-        return [panel["experiment"]] + [n for n in dict.fromkeys(listed)
-                                        if n != panel["experiment"] and (self.experiments[n].opt_in or "") in ("", target)]
+        listed = [panel["experiment"]] + [n for key in catalogue.studies()[self.study].panel_lists
+                                          for n in panel.get(key, [])]
+        return [n for n in dict.fromkeys(listed) if (self.experiments[n].opt_in or "") in ("", target)]
 
     def figure_experiments(self, spec: dict) -> list[str]:
         """Every experiment a figure draws, once each, in panel order."""
