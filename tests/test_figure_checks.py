@@ -1,6 +1,7 @@
 """The print checks of linbandits.figure_checks catch what they are for: each planted defect (two
-same-grey solid lines, a 5 pt label, a 1e-14 axis range, an off-scale reference line, '+-' and a config
-key in a legend) is found, and the same figure drawn in the house style passes."""
+same-grey solid lines, two legend entries drawn alike, a 5 pt label, a 4.9 pt subscript in a legend, a
+1e-14 axis range, an off-scale reference line, '+-' and a config key in a legend, a declared series not
+drawn, a Type 3 font in the PDF) is found, and the same figure drawn in the house style passes."""
 import numpy as np
 import pytest
 
@@ -213,3 +214,62 @@ def test_mean_interval_is_the_claims_engines_student_t_interval():
         assert (mean[k], low[k], high[k]) == pytest.approx((e.value, e.low, e.high), rel=1e-12)
     one = plotting.mean_interval(runs[:1])
     assert np.array_equal(one[1], one[0]) and np.array_equal(one[2], one[0])     # one run: no width
+
+
+def test_two_legend_entries_drawn_alike_are_caught():
+    """OPKB Fig. 1 as it was: SW-GPUCB with window 3000 in (a) and 2000 in (b), one blue circle each, under
+    one legend; a look per entry (the switch run dashed and open) passes."""
+    with plotting.house_style():
+        fig = plotting.new_figure(2, 2.6)
+        a, b = fig.subplots(1, 2)
+        t = np.arange(1, 60)
+        plotting.series_with_band(a, t, t, t - 1, t + 1, "SW-GPUCB (window 3000)", "#1f77b4", "o")
+        plotting.series_with_band(b, t, t, t - 1, t + 1, "SW-GPUCB (window 2000)", "#1f77b4", "o")
+        plotting.add_figure_legend(fig)
+    assert checks.legend_problems(fig) == ["legend: 'SW-GPUCB (window 3000)' and 'SW-GPUCB (window 2000)' are drawn alike"]
+    b.get_lines()[0].set(**plotting.switch_style())
+    fig.legends.clear()
+    with plotting.house_style():
+        plotting.add_figure_legend(fig)
+    assert checks.legend_problems(fig) == []
+
+
+def test_a_subscript_in_a_legend_is_caught_an_exponent_and_a_title_subscript_are_not():
+    fig = clean_figure()
+    ax = fig.axes[0]
+    ax.lines[0].set_label("EXP3.S (V = B_T)")
+    ax.lines[1].set_label("OAM, n = 10^5")
+    ax.set_title("B_T = 1")
+    fig.legends.clear()
+    with plotting.house_style():
+        plotting.add_figure_legend(fig)
+    plotting.finish_figure(fig)
+    found = only(checks.figure_problems(fig), "words")
+    assert found == ["words: the legend entry 'EXP3.S ($V$ = $B_{T}$)' has a 4.9 pt subscript; say it in words"]
+
+
+def test_a_declared_series_not_drawn_is_caught():
+    with plotting.house_style():
+        fig = plotting.new_figure(1, 2.6)
+        ax = fig.add_subplot()
+        t = np.arange(1, 60)
+        plotting.series_with_band(ax, t, t, t - 1, t + 1, "OAM", "#d62728", "o",
+                                  gid=plotting.series_gid("oam_fixed_u01", "OAM"))
+    assert checks.series_problems(fig, ["oam_fixed_u01/OAM"]) == []
+    assert checks.series_problems(fig, ["oam_fixed_u01/OAM", "oam_fixed_u01__long/OAM"]) == [
+        "series: oam_fixed_u01__long/OAM is not drawn (the paper's figure or text names it)"]
+
+
+def test_a_type3_font_is_caught_and_the_house_style_embeds_truetype(tmp_path):
+    """The same figure saved under matplotlib's default font type (Type 3, refused by preflights) fails the
+    font check; saved in the house style (Type 42, TrueType) it passes."""
+    import matplotlib
+
+    fig = clean_figure()
+    with plotting.house_style():
+        plotting.save_figure(fig, tmp_path / "house")
+        with matplotlib.rc_context({"pdf.fonttype": 3}):
+            plotting.save_figure(fig, tmp_path / "planted")
+    assert checks.font_problems(tmp_path / "house.pdf") == []
+    assert [p.split(";")[0] for p in checks.font_problems(tmp_path / "planted.pdf")] == [
+        "fonts: planted.pdf has 2 Type 3 font(s)"]

@@ -68,20 +68,47 @@ def test_planted_legend_off_the_canvas_is_caught(full_run, monkeypatch):
     assert found and all(any(p.startswith("legend") for p in problems) for _, problems in found)
 
 
-def test_the_contact_sheet_rule_puts_every_figure_of_the_run_on_one_page(full_run, snakemake):
+def test_the_default_target_puts_every_figure_of_the_run_on_one_page(full_run):
     from matplotlib.image import imread
 
-    sheets = [full_run / "figures" / f"{name}.{ext}" for name in ("contact_sheet", "contact_sheet_grey")
-              for ext in ("pdf", "png")]
-    try:
-        snakemake(full_run, "--cores", "1", "contact_sheet")
-        for name in ("contact_sheet", "contact_sheet_grey"):
-            sheet = imread(full_run / "figures" / f"{name}.png")
-            assert sheet.shape[0] > 1000 and (full_run / "figures" / f"{name}.pdf").stat().st_size > 1000
-        # the greyscale sheet is grey: its three channels agree
-        grey = imread(full_run / "figures" / "contact_sheet_grey.png")
-        assert np.allclose(grey[..., 0], grey[..., 1]) and np.allclose(grey[..., 1], grey[..., 2])
-    finally:
-        # the shared run's figures/ holds the studies' folders only (tests/test_pipeline.py checks it)
-        for path in sheets:
-            path.unlink(missing_ok=True)
+    from linbandits import contact_sheet
+
+    figures = contact_sheet.figure_pngs(full_run / "figures")
+    for name in ("contact_sheet", "contact_sheet_grey"):
+        sheet = imread(full_run / "figures" / f"{name}.png")
+        assert sheet.shape[0] > 1000 and (full_run / "figures" / f"{name}.pdf").stat().st_size > 1000
+        # every figure has its cell: four to a row, 2.55 in a row at the sheet's dpi
+        rows = -(-len(figures) // contact_sheet.COLUMNS)
+        assert sheet.shape[0] == rows * round(contact_sheet.CELL_HEIGHT * contact_sheet.DPI)
+    grey = imread(full_run / "figures" / "contact_sheet_grey.png")
+    assert grey.ndim == 2 or (np.allclose(grey[..., 0], grey[..., 1]) and np.allclose(grey[..., 1], grey[..., 2]))
+
+
+def test_every_pdf_of_the_run_embeds_fonts_a_preflight_accepts(full_run):
+    pdfs = sorted((full_run / "figures").rglob("*.pdf"))
+    assert len(pdfs) > 20
+    assert [p for pdf in pdfs for p in figure_checks.font_problems(pdf)] == []
+
+
+def test_planted_missing_series_fails_its_figure_and_leaves_no_file(full_run, monkeypatch, tmp_path, capsys):
+    """OPKB Fig. 1 drawn without its dashed series (the paper's window 3000 among them, here .test's 300)
+    fails with one line naming the series the figure declares, and removes what it wrote; drawn whole, the
+    same command passes."""
+    import shutil
+
+    from linbandits import products
+
+    work = tmp_path / "run"
+    shutil.copytree(full_run / "results" / "opkb", work / "results" / "opkb")
+    monkeypatch.chdir(work)
+    command = ["products", "--study", "opkb", "--kind", "figure", "--only", "opkb_fig1",
+               "--config", "results/opkb/config.yaml"]
+    assert cli.main(command) == 0 and (work / "figures" / "opkb" / "opkb_fig1.pdf").exists()
+    real = products.Context.panel_experiments
+    monkeypatch.setattr(products.Context, "panel_experiments",
+                        lambda self, spec, panel: [n for n in real(self, spec, panel) if n not in panel.get("dashed", [])])
+    capsys.readouterr()
+    assert cli.main(command) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "figure opkb_fig1: series: opkb_env2__w300/SW-GPUCB is not drawn" in error
+    assert not list((work / "figures").rglob("opkb_fig1.*"))

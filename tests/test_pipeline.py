@@ -59,7 +59,8 @@ def test_every_study_writes_its_figures_claims_and_logs(full_run):
         assert logs, f"no simulate logs under logs/{study}"
     # Nothing is written outside the per-study folders but the shared R6A data and the overview.
     assert {p.name for p in (full_run / "results").iterdir()} == {*config["studies"], "overview.md", "findings.md"}
-    assert {p.name for p in (full_run / "figures").iterdir()} <= set(config["studies"])
+    assert {p.name for p in (full_run / "figures").iterdir()} <= set(config["studies"]) | {
+        f"contact_sheet{grey}.{ext}" for grey in ("", "_grey") for ext in ("pdf", "png")}
 
 
 def test_overview_lists_every_study_with_its_verdicts(full_run):

@@ -16,7 +16,9 @@ SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
     (lambda c: c["r6a"].update(source="web"), "choose one of synthetic, r6a"),
     (lambda c: c["studies"]["p1rage"].update(experimentz={}), "unknown key 'experimentz' at studies/p1rage"),
     (lambda c: c["studies"]["p1rage"]["yahoo"].update(pca="global"), "studies/p1rage/yahoo/pca"),
-    (lambda c: c["studies"]["p1rage"]["figures"]["fig4_malicious"].update(kind="pie"), "choose one of curves"),
+    # the figure `kind:` is retired: a config that still says it is refused in one line
+    (lambda c: c["studies"]["p1rage"]["figures"]["fig4_malicious"].update(kind="bars"), "unknown key 'kind'"),
+    (lambda c: c["studies"]["p1rage"]["figures"]["fig4_malicious"].update(caption="fig4.rst"), "caption"),
     (lambda c: c["studies"].update(nosuchpaper=c["studies"]["p1rage"]), "nosuchpaper is not a study"),
     (lambda c: c["studies"]["p1rage"].update(algorithms=["G-BAI", "P2-RAGE"]), "unknown algorithm 'P2-RAGE'"),
     (lambda c: c["studies"]["p1rage"]["experiments"]["malicious"].update(instance="evil"), "unknown instance 'evil'"),

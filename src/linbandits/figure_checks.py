@@ -3,22 +3,29 @@
 - size: one column (3.5 in) or two (7.2 in) wide, no text below 7 pt at that size, and no script of a
   script (mathtext draws a script at 0.7 of its text: a nested one is below 5 pt);
 - greyscale: any two series of a panel differ in marker, dash pattern, or grey level by GREY_MARGIN;
+- legends: no two entries of a legend drawn alike (two names for one look, e.g. one algorithm with
+  another window in each panel under a figure-wide legend);
 - information: a panel of several series not all one and the same constant;
 - honest axes: no two identical or overlapping tick labels on an axis, no offset or multiplier text ('1e7'), no view
   range narrower than NARROW_RANGE of its magnitude (an autoscaled rounding difference);
 - reference lines (gid 'reference', plotting.reference_curve): mostly inside the axes, and a clipped
   one says so in its label;
 - words: maths typeset ('+-', 'Delta', 'B_T', '10^5' refused), no config key ('variant=rexp3') in a
-  legend, no figure or section number in a title.
+  legend, no figure or section number in a title, no subscript in a legend (7 pt text: a 4.9 pt
+  subscript; an exponent is allowed);
+- series (series_problems): every series the study declares for the figure (the paper's) is drawn;
+- fonts (font_problems, on the saved PDF): every font embedded, none of Type 3, which preflights refuse.
 """
 from __future__ import annotations
 
 import re
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
-from matplotlib.colors import to_rgba
+from matplotlib.colors import to_hex, to_rgba
 from matplotlib.container import ErrorbarContainer
+from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
 from linbandits import plotting
@@ -38,8 +45,8 @@ def figure_problems(fig) -> list[str]:
 
     painter = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
     painter.draw()
-    return size_problems(fig) + greyscale_problems(fig) + information_problems(fig) + axis_problems(fig) \
-        + reference_problems(fig) + word_problems(fig)
+    return size_problems(fig) + greyscale_problems(fig) + legend_problems(fig) + information_problems(fig) \
+        + axis_problems(fig) + reference_problems(fig) + word_problems(fig)
 
 
 # ---------------------------------------------------------------- size
@@ -168,6 +175,22 @@ def greyscale_problems(fig) -> list[str]:
     return out
 
 
+def legend_problems(fig) -> list[str]:
+    """Two entries of one legend whose handles are drawn alike (colour, marker, fill and dash): a reader
+    cannot tell which curve each names."""
+    out = []
+    for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]:
+        seen = {}
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            if not isinstance(handle, Line2D):
+                continue
+            look = (*_look(handle), to_hex(handle.get_color(), keep_alpha=True))
+            if look in seen:
+                out.append(f"legend: {seen[look]!r} and {text.get_text()!r} are drawn alike")
+            seen.setdefault(look, text.get_text())
+    return out
+
+
 # ---------------------------------------------------------------- axes
 
 def _shown_tick_texts(axis) -> list[Text]:
@@ -228,6 +251,11 @@ def _outside_maths(text: str) -> str:
     return " ".join(text.split("$")[0::2])
 
 
+def has_subscript(text: str) -> bool:
+    """A mathtext subscript in the text ('$B_{T}$', '$\\Delta_{\\min}$')."""
+    return any("_" in part for part in text.split("$")[1::2])
+
+
 def word_problems(fig) -> list[str]:
     out = []
     texts = _texts(fig)
@@ -245,6 +273,41 @@ def word_problems(fig) -> list[str]:
             out.append(f"words: maths not typeset in {label[:50]!r}")
         if id(text) in legend_texts and _CONFIG_KEY.search(plain):
             out.append(f"words: a config key in the legend entry {label[:50]!r}")
+        if id(text) in legend_texts and has_subscript(label):
+            small = text.get_fontsize() * plotting.SCRIPT_SHRINK
+            out.append(f"words: the legend entry {label[:50]!r} has a {small:.1f} pt subscript; say it in words")
         if id(text) in titles and _NUMBERED_TITLE.match(re.sub(r"^\([a-z]\)\s", "", label)):
             out.append(f"words: the title {label[:50]!r} carries a figure or section number")
+    return out
+
+
+# ---------------------------------------------------------------- series
+
+def drawn_series(fig) -> set[str]:
+    """'<experiment>/<algorithm>' of every series drawn with plotting.series_gid."""
+    return {a.get_gid()[len(plotting.SERIES_GID):] for a in fig.findobj()
+            if isinstance(a.get_gid(), str) and a.get_gid().startswith(plotting.SERIES_GID)}
+
+
+def series_problems(fig, expected) -> list[str]:
+    """expected: '<experiment>/<algorithm>' the figure must draw (the paper's series the study declares)."""
+    drawn = drawn_series(fig)
+    return [f"series: {name} is not drawn (the paper's figure or text names it)" for name in expected
+            if name not in drawn]
+
+
+# ---------------------------------------------------------------- fonts
+
+def font_problems(pdf_path) -> list[str]:
+    """What a preflight refuses in a saved PDF: a Type 3 font, or a font not embedded. matplotlib writes
+    its font dictionaries uncompressed, so they are read from the file's bytes."""
+    data = Path(pdf_path).read_bytes()
+    out = []
+    type3 = len(re.findall(rb"/Subtype\s*/Type3\b", data))
+    if type3:     # (a Type 3 font's glyphs are drawing procedures: its descriptor has no font file)
+        return [f"fonts: {Path(pdf_path).name} has {type3} Type 3 font(s); embed TrueType (pdf.fonttype 42)"]
+    for descriptor in re.findall(rb"/Type\s*/FontDescriptor\b.*?>>", data, re.S):
+        if not re.search(rb"/FontFile[23]?\b", descriptor):
+            name = re.search(rb"/FontName\s*/(\S+)", descriptor)
+            out.append(f"fonts: {Path(pdf_path).name}: {name.group(1).decode() if name else 'a font'} is not embedded")
     return out

@@ -37,7 +37,10 @@ STYLE = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fonts
          "lines.markersize": 4, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5,
          "legend.handlelength": 2.8,            # long enough to show a dash pattern
          "axes.formatter.useoffset": False,     # no '1e7' offset: a count too wide for plain ticks goes on a log axis
-         "axes.formatter.limits": (-4, 6), "mathtext.fontset": "dejavusans", "errorbar.capsize": 2}
+         "axes.formatter.limits": (-4, 6), "mathtext.fontset": "dejavusans", "errorbar.capsize": 2,
+         # fonts embedded as TrueType (Type 42), which every preflight accepts; matplotlib's default, Type 3,
+         # is refused by many journals' and IEEE's PDF eXpress (figure_checks.font_problems)
+         "pdf.fonttype": 42, "ps.fonttype": 42}
 PANEL_WIDTH = ONE_COLUMN   # the width of a panel of a one-column figure, kept for callers sizing by panel
 LEGEND_HEIGHT = 0.5
 MARKERS_PER_CURVE = 8     # markers along a long curve: enough to tell series apart in greyscale
@@ -102,9 +105,37 @@ def algorithm_style(name: str, palette: dict | None = None) -> tuple[str, str]:
     return EXTRA_COLOURS[slot % len(EXTRA_COLOURS)], EXTRA_MARKERS[(slot // 7) % len(EXTRA_MARKERS)]
 
 
-# Published numbers drawn beside a reproduction: one marker for every study.
-PUBLISHED_STYLE = {"marker": "X", "markersize": 7, "markeredgecolor": "black", "linestyle": "none", "zorder": 5}
 BAND_ALPHA = 0.2
+
+# ---------------------------------------------------------------- the role a series plays: one look each
+# - the paper's protocol: its algorithm's colour and marker, filled, on a solid line;
+# - a switch run (one protocol choice changed; also an extra run beside the protocol's, e.g. a re-tuned
+#   window): its algorithm's colour and marker, open, on a dashed line, SWITCH_DASHES in the order the
+#   panel draws its switch runs;
+# - the paper's own published numbers: its algorithm's marker, larger, unfilled with a black edge, no
+#   line (PUBLISHED_STYLE);
+# - a fit to a series: a thin solid line in its colour (FIT_STYLE), as the legend shows it;
+# - a reference (a bound, a rate): black, dotted (reference_curve).
+SWITCH_DASHES = ("--", ":", "-.")     # dash-dot second read as solid in a legend, its dot behind the marker
+PUBLISHED_STYLE = {"linestyle": "none", "markersize": 6, "markerfacecolor": "none", "markeredgecolor": "black",
+                   "markeredgewidth": 0.9, "zorder": 5}      # unfilled: the reproduction it sits on shows through
+FIT_STYLE = {"linewidth": 0.7, "linestyle": "-", "alpha": 0.9}
+SERIES_GID = "series:"      # gid of a drawn series: series:<experiment>/<algorithm> (figure_checks.drawn_series)
+
+
+def switch_style(k: int = 0) -> dict:
+    """The look of the k-th switch run a panel draws (k = 0, 1, ...): a dashed line and open markers."""
+    return {"linestyle": SWITCH_DASHES[k % len(SWITCH_DASHES)], "markerfacecolor": "white"}
+
+
+def published_style(marker: str) -> dict:
+    """The look of a number the paper publishes, drawn beside its reproduction (its algorithm's marker)."""
+    return {**PUBLISHED_STYLE, "marker": marker, "color": "black"}
+
+
+def series_gid(experiment: str, algorithm: str) -> str:
+    """The gid a series is drawn with, so that a check can tell which runs a figure shows."""
+    return f"{SERIES_GID}{experiment}/{algorithm}"
 
 
 def _log_axis(axis, subs=(1.0, 2.0, 3.0, 5.0)) -> None:
@@ -137,20 +168,27 @@ def integer_ticks(ax, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_locator(MaxNLocator(integer=True))
 
 
-def spread_markers(n_points: int, slot: int = 0, per_curve: int = MARKERS_PER_CURVE):
+def spread_markers(n_points: int, slot: int = 0, per_curve: int = MARKERS_PER_CURVE, log_x: bool = False):
     """markevery for a long curve: about per_curve markers, each series' set shifted by its slot so that
-    markers of curves lying on one another do not hide each other."""
+    markers of curves lying on one another do not hide each other. On a log x axis they are spread by
+    distance on the page (matplotlib's fractional markevery), not by index: rounds evenly spaced in t would
+    crowd every marker into the last decade."""
     if n_points <= 2 * per_curve:
         return None
+    if log_x:
+        step = 1.0 / per_curve
+        return (step * (0.5 + (slot * 0.37) % 1.0) / 2, step)
     step = max(1, n_points // per_curve)
     return (int(step * ((slot * 0.37) % 1.0)) + step // 2, step)
 
 
-def series_with_band(ax, x, mean, low, high, label, colour, marker=None, linestyle="-", slot=0, hollow=False):
+def series_with_band(ax, x, mean, low, high, label, colour, marker=None, linestyle="-", slot=0, hollow=False,
+                     gid=None):
     """A mean curve with its interval shaded; a marker every few points on a long curve, so that every
-    series reads in greyscale."""
-    ax.plot(x, mean, color=colour, marker=marker, linestyle=linestyle, label=label,
-            markevery=spread_markers(len(x), slot), markerfacecolor="white" if hollow else colour)
+    series reads in greyscale (gid: series_gid of the runs it draws)."""
+    ax.plot(x, mean, color=colour, marker=marker, linestyle=linestyle, label=label, gid=gid,
+            markevery=spread_markers(len(x), slot, log_x=ax.get_xscale() == "log"),
+            markerfacecolor="white" if hollow else colour)
     ax.fill_between(x, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0)
 
 
@@ -174,21 +212,6 @@ def reference_curve(ax, x, y, label: str, what: str = "") -> bool:
     ax.plot(x, y, color="black", linestyle=(0, (1, 1.5)), linewidth=1.0, label=f"{label}{clipped}",
             gid=REFERENCE_GID, zorder=1.5)
     return True
-
-
-def series_with_bars(ax, x, mean, low, high, label, colour, marker="o", linestyle="-"):
-    """Means with their intervals as error bars (few points, or a log axis where bands mislead)."""
-    import numpy as np
-
-    mean, low, high = (np.asarray(v, float) for v in (mean, low, high))
-    ax.errorbar(x, mean, yerr=[mean - low, high - mean], color=colour, marker=marker, linestyle=linestyle,
-                capsize=2.5, label=label)
-
-
-def mark_published(ax, x, y, label="published") -> None:
-    """Numbers the paper prints, drawn on the reproduction they are compared with."""
-    ax.plot(x, y, label=label, color="black", **{k: v for k, v in PUBLISHED_STYLE.items()
-                                                  if k not in ("markeredgecolor",)})
 
 
 def wrap_to_panel(ax, text: str, points: float = MIN_TEXT_PT) -> str:
@@ -232,6 +255,48 @@ def add_figure_legend(fig, last_labels=()) -> None:
     labels.sort(key=lambda lab: any(lab.startswith(last) for last in last_labels))
     fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
                ncol=legend_columns(labels, fig.get_figwidth()), frameon=False)
+
+
+def legend_lines(label: str, width: float) -> str:
+    """A legend entry broken into lines that fit `width` inches beside its handle (_label_inches)."""
+    import textwrap
+
+    per_line = max(10, int((width - 0.6) / 0.062))
+    return textwrap.fill(label, per_line, break_on_hyphens=False) if _label_inches(label) > width else label
+
+
+def legend_row(fig, n_panels: int, plot_height: float, lines: int):
+    """A figure of panels side by side, each with its own legend under it (a series' name belongs to its
+    panel where the panels draw different series under one look): (plot axes, legend axes), the legend row
+    sized for the longest legend, `lines` lines of 7 pt (entries broken by legend_lines)."""
+    legend_height = 0.16 * lines + 0.1           # a 7 pt entry with its spacing: 0.158 in (measured)
+    fig.set_figheight(plot_height + legend_height)
+    grid = fig.add_gridspec(2, n_panels, height_ratios=(plot_height - 0.9, legend_height))
+    plots = [fig.add_subplot(grid[0, k]) for k in range(n_panels)]
+    legends = [fig.add_subplot(grid[1, k]) for k in range(n_panels)]
+    for ax in legends:
+        ax.set_axis_off()
+    return plots, legends
+
+
+def panel_width(fig, n_panels: int) -> float:
+    """The width in inches a panel of a figure of n_panels side by side has for its legend."""
+    return fig.get_figwidth() / n_panels - 0.1
+
+
+def panel_legend(ax, legend_ax, last_labels=()) -> None:
+    """The panel's own legend in legend_ax (the blank cell under it that legend_row kept), one column, each
+    entry broken into lines that fit the panel (legend_lines); labels in last_labels (notes such as a
+    reference line) after the series."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not labels:
+        return
+    order = sorted(range(len(labels)), key=lambda k: any(labels[k].startswith(last) for last in last_labels))
+    width = panel_width(ax.figure, ax.get_subplotspec().get_gridspec().ncols)
+    legend = ax.legend([handles[k] for k in order], [legend_lines(labels[k], width) for k in order], loc="upper center",
+                       bbox_to_anchor=(0.5, 1.0), bbox_transform=legend_ax.transAxes, ncol=1, frameon=False,
+                       borderaxespad=0)
+    legend.set_in_layout(False)
 
 
 def _label_inches(label: str) -> float:

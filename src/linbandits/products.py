@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Callable
 
@@ -35,7 +36,7 @@ class Product:
     outputs: list                  # paths, the report's file first
     inputs: list
     make: Callable                 # make(ctx) writes every output
-    caption: str = ""              # studies/<study>/report/<caption>.rst (default: <name>.rst if it exists)
+    caption: str = ""              # studies/<study>/report/<caption>.rst (default: Context.caption_file)
     target: str = ""               # an opt-in target that builds it ("" = the default target)
     caption_file: str = ""         # the report's caption file, set by study_products (Context.caption_file)
 
@@ -54,6 +55,7 @@ class Context:
         self.level = float((config.get("claims") or {}).get("level", 0.95))
         self.robustness = bool(config.get("robustness", True))
         self.preview = bool(config.get("preview"))
+        self._runs: dict = {}
 
     # ---------------------------------------------------------------- paths
     @property
@@ -62,8 +64,10 @@ class Context:
         return Path(catalogue.resolve(f"linbandits.studies.{self.study}").__file__).parent
 
     def caption_file(self, product: Product) -> str:
-        """The report caption of a product: the study's report/<caption>.rst (a caption it names must
-        exist), else its report/<product name>.rst, else the generic caption of its kind."""
+        """The report caption of a product, the one rule for every kind: the study's report/<caption>.rst
+        (a caption it names must exist), else its report/<product name>.rst, else its report/<kind>.rst
+        (the study's caption of every figure, table or claims without their own), else the generic
+        caption of the kind."""
         own = self.folder / "report"
         if product.caption:
             path = own / f"{product.caption}.rst"
@@ -71,14 +75,22 @@ class Context:
                 raise UserError(f"study {self.study}, product {product.name}: its caption {product.caption!r} has no "
                                 f"file {path}; add it or name an existing one")
             return str(path)
-        path = own / f"{product.name}.rst"
-        return str(path if path.exists() else SHARED_CAPTIONS / f"{product.kind}.rst")
+        found = [path for path in (own / f"{product.name}.rst", own / f"{product.kind}.rst") if path.exists()]
+        return str(found[0] if found else SHARED_CAPTIONS / f"{product.kind}.rst")
 
     def results(self, *parts) -> str:
         return "/".join([f"{self.prefix}results/{self.study}", *parts])
 
     def runs_stem(self, experiment: str) -> str:
         return paths.runs_stem(self.config, self.experiments[experiment])
+
+    def runs(self, experiment: str):
+        """The runs of an experiment (linbandits.runs.RunSet), read once however many products ask."""
+        from linbandits.runs import RunSet
+
+        if experiment not in self._runs:
+            self._runs[experiment] = RunSet(self.runs_stem(experiment))
+        return self._runs[experiment]
 
     def runs_files(self, experiment: str) -> list[str]:
         stem = self.runs_stem(experiment)
@@ -145,10 +157,79 @@ class Context:
     def choice_defaults(self) -> dict:
         return {name: str(c.get("default", "default")) for name, c in (self.section.get("choices") or {}).items()}
 
+    # ---------------------------------------------------------------- figures
+    def figure_target(self, spec: dict) -> str:
+        """The target that builds a figure (a `figures:` entry): the one that builds what the figure must
+        draw, its `series` (else its panels' own experiments): the default target (""), or the opt-in target
+        of one of them (with `robustness: false`, a switch run's), which then builds the figure whole."""
+        must = list(spec.get("series") or {}) or [p["experiment"] for p in spec["panels"]]
+        return next((self.experiments[n].opt_in for n in must if n in self.experiments and self.experiments[n].opt_in), "")
+
+    def panel_experiments(self, spec: dict, panel: dict) -> list[str]:
+        """The experiments a panel of a figure draws: its `experiment`, then those its study's panel keys
+        name (Study.panel_lists), each where the figure's target builds it (a switch run the default target
+        leaves to `robustness` is left out of a figure of the default target, e.g. a LinGapE entry)."""
+        target = self.figure_target(spec)
+        listed = [panel["experiment"]] + [n for key in catalogue.studies()[self.study].panel_lists
+                                          for n in panel.get(key, [])]
+        return [n for n in dict.fromkeys(listed) if (self.experiments[n].opt_in or "") in ("", target)]
+
+    def figure_experiments(self, spec: dict) -> list[str]:
+        """Every experiment a figure draws, once each, in panel order."""
+        return list(dict.fromkeys(n for p in spec["panels"] for n in self.panel_experiments(spec, p)))
+
+    def required_series(self, spec: dict) -> list[str]:
+        """'<experiment>/<algorithm>' of every series the figure's `series` declares (those the paper's
+        figure or its text names; a switch figure's switch runs) that this run has: of an experiment the
+        figure's target builds, an algorithm it runs (validation: a panel names the experiment)."""
+        target = self.figure_target(spec)
+        return [f"{e}/{a}" for e, algorithms in (spec.get("series") or {}).items()
+                if e in self.experiments and (self.experiments[e].opt_in or "") in ("", target)
+                for a in algorithms if a in self.experiments[e].algorithms]
+
+    def figure_products(self, make: str, inputs=(), summaries: bool = False) -> list[Product]:
+        """One figure product per entry of the study's `figures:` config, the one way every study lists
+        them: figures/<study>/<name>.{pdf,png}, drawn by make(ctx, name, spec) ("module:function", the
+        study's figures.make_figure, imported only when a figure is made), which returns the Figure.
+        Its inputs are the runs files of the experiments it draws (figure_experiments), their instance
+        summaries with `summaries`, and `inputs` (files every figure reads, e.g. a table); its caption is
+        the entry's `caption` (Context.caption_file); its target is figure_target's. A figure that does
+        not draw every series of its `series` fails, its files removed."""
+        out = []
+        for name, spec in (self.section.get("figures") or {}).items():
+            drawn = self.figure_experiments(spec)
+            files = [f for n in drawn for f in self.runs_files(n) + (self.summaries(n) if summaries else [])]
+            out.append(Product("figure", name, self.figure_paths(name), files + list(inputs),
+                               functools.partial(_make_checked_figure, make=make, name=name, spec=spec),
+                               caption=spec.get("caption", ""), target=self.figure_target(spec)))
+        return out
+
     def note(self, *more) -> str:
         """A figure's subtitle: the preview banner and whatever else the panel must say."""
         notes = ["PREVIEW: reduced runs and settings, not the published protocol"] if self.preview else []
         return "; ".join(notes + [m for m in more if m])
+
+
+def maker(target: str, **kwargs) -> Callable:
+    """A product's make(ctx) from "module:function" and its keyword arguments, imported when the product
+    is made: the module that lists a study's products (at every Snakemake start) imports none of what
+    makes them."""
+    return functools.partial(_call, target, kwargs)
+
+
+def _call(target: str, kwargs: dict, ctx: Context):
+    return catalogue.resolve(target)(ctx, **kwargs)
+
+
+def _make_checked_figure(ctx: Context, make: str, name: str, spec: dict) -> None:
+    from linbandits.figure_checks import series_problems
+
+    problems = series_problems(catalogue.resolve(make)(ctx, name=name, spec=spec), ctx.required_series(spec))
+    if problems:
+        for path in ctx.figure_paths(name):
+            Path(path).unlink(missing_ok=True)
+        raise UserError(f"study {ctx.study}, figure {name}: {'; '.join(problems)}; draw it (a panel's experiment "
+                        "or panel list) or correct the figure's series")
 
 
 def study_products(config: dict, study: str) -> list[Product]:

@@ -51,11 +51,18 @@ def check_config(config) -> None:
         own = [n for n, e in exps.items() if e.study == study]
         panel_lists = catalogue.studies()[study].panel_lists   # its panel keys naming more experiments
         for fig, spec in (body.get("figures") or {}).items():
+            drawn = []
             for panel in spec.get("panels", []):
                 named = [panel.get("experiment")] + [n for k in panel_lists for n in panel.get(k, [])]
                 for name in [n for n in named if n is not None and n not in own]:
                     raise UserError(f"config: studies/{study}/figures/{fig}: experiment {name!r} is not an experiment "
                                     f"of {study}; its experiments are: {', '.join(own)}")
+                drawn += named
+            # the series a figure must draw (issue 51): every experiment they are of is one a panel draws
+            for name in [n for n in (spec.get("series") or {}) if n in own and n not in drawn]:
+                raise UserError(f"config: studies/{study}/figures/{fig}/series names {name}, which no panel of the "
+                                f"figure draws; add {name} to a panel (experiment"
+                                f"{''.join(f', {k}' for k in panel_lists)}) or remove it from the figure's series")
     check_config_values(config)
 
 
@@ -216,6 +223,46 @@ def validate_config(config, schema_path) -> None:
         if errors:
             raise UserError(describe_schema_error(errors[0], ["studies", study]))
     check_config(config)
+    for study, section in study_sections(config).items():
+        check_named_keys(config, study, section, study_schema(schema, study))
+
+
+# A study schema marks the keys whose values name something of the study (`names: experiment`, `claim`
+# or `choice`; on `propertyNames`, the keys of a mapping): a product reads them, so a renamed or dropped
+# experiment, claim or choice is one line here, before any job, not a product that silently vanishes.
+def check_named_keys(config, study: str, section: dict, schema: dict) -> None:
+    known = {"experiment": [n for n, e in experiments(config).items() if e.study == study],
+             "choice": list(section.get("choices") or {})}
+
+    def names(kind: str) -> list:
+        if kind == "claim" and kind not in known:
+            claims = yaml.safe_load((STUDIES_DIR / study / "claims.yaml").read_text(encoding="utf-8")) or []
+            known[kind] = [c["id"] for c in claims]
+        return known[kind]
+
+    def walk(value, node: dict, where: list) -> None:
+        while "$ref" in node:
+            node = schema["definitions"][node["$ref"].rsplit("/", 1)[-1]]
+        kind = node.get("names")
+        if kind and isinstance(value, str) and value not in names(kind):
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise UserError(f"config: studies/{study}/{'/'.join(where)} = {value!r} is not {article} {kind} of {study}; "
+                            f"its {kind}s are: {', '.join(names(kind))}")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if "propertyNames" in node:
+                    walk(key, node["propertyNames"], where + [str(key)])
+                sub = node.get("properties", {}).get(key, node.get("additionalProperties"))
+                if isinstance(sub, dict):
+                    walk(item, sub, where + [str(key)])
+        elif isinstance(value, list):
+            items = node.get("items")
+            subs = items if isinstance(items, list) else [items] * len(value)
+            for k, (item, sub) in enumerate(zip(value, subs)):
+                if isinstance(sub, dict):
+                    walk(item, sub, where + [str(k)])
+
+    walk(section, schema, [])
 
 
 def coerce_command_line_booleans(config, schema) -> None:

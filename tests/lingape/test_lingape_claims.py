@@ -281,6 +281,7 @@ def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, mo
 
     def keep(panels, spec, stem, *args, **kwargs):
         drawn[stem.rsplit("/", 1)[-1]] = (panels[0]["series"], real(panels, spec, stem, *args, **kwargs))
+        return drawn[stem.rsplit("/", 1)[-1]][1]
 
     monkeypatch.setattr(figures, "draw_figure", keep)
     for p in products.study_products(ctx.config, "lingape"):
@@ -302,7 +303,7 @@ def test_figures_show_intervals_published_totals_and_fit_the_canvas(tmp_path, mo
     legend = [t.get_text() for t in fig1.legends[0].get_texts()]
     assert figures.CENSORED_LABEL in legend
     for published in ("Table 1, XY-static: 12,758,934", "Table 1, XY-oracle: 2,742,457",
-                      "Table 1, LinGapE (eps = Delta_min/2): 431,119"):
+                      "Table 1, LinGapE (eps = half the smallest gap): 431,119"):   # as the figure names its series
         assert typeset(published) in legend, legend
     # one colour per algorithm: LinGapE's switch runs keep its colour
     colours = {c.get_label(): c.lines[0].get_color() for c in fig1.axes[0].containers}

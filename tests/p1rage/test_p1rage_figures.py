@@ -5,15 +5,14 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_hex
 
-from linbandits.plotting import outside_canvas
+from linbandits.plotting import SWITCH_DASHES, outside_canvas, series_gid
 from linbandits.products import study_products
 
 from linbandits.errors import UserError
 from linbandits.studies.p1rage.stats import normal_ci, wilson_ci
 from linbandits.studies.p1rage.error_tables import ALGORITHM_ORDER
 from linbandits.studies.p1rage.figures import (ALGORITHM_COLOURS, ZERO_FLOOR_LABEL, algorithm_style,
-                                               build_figure, figure_bars, figure_curves,
-                                               figure_error_with_gap)
+                                               build_figure, draw_figure, figure_layout)
 from linbandits.studies.p1rage.theorem1 import build_theorem1
 
 from p1rage_world import holding, study_config, write_world
@@ -60,14 +59,14 @@ def legend_texts(fig):
 
 # ---------------------------------------------------------------- output files
 
-@pytest.mark.parametrize("kind", ["curves", "curves_gap", "bars"])
-def test_files_written_and_pdf_byte_identical(tmp_path, curves_table, bars_table, kind):
-    table = bars_table if kind == "bars" else curves_table
-    draw = {"curves": lambda t, s: figure_curves(t, "title", "s", s),
-            "curves_gap": lambda t, s: figure_error_with_gap(t, "title", "s", s),
-            "bars": lambda t, s: figure_bars(t, "title", s)}[kind]
-    draw(table, tmp_path / "one")
-    draw(table, tmp_path / "two")
+@pytest.mark.parametrize("layout", ["curves", "curves_gap", "bars"])
+def test_files_written_and_pdf_byte_identical(tmp_path, curves_table, bars_table, layout):
+    table = bars_table if layout == "bars" else curves_table
+    panel = {"table": table, "title": "title", "xlabel": "s", "subtitle": "", "logx": False, "published": None}
+    spec = {"min_gap": layout == "curves_gap"}
+    assert figure_layout([panel], spec) == layout      # bars for one setting, curves for a sweep
+    draw_figure([panel], spec, str(tmp_path / "one"), "", "")
+    draw_figure([panel], spec, str(tmp_path / "two"), "", "")
     for ext in ("pdf", "png"):
         assert (tmp_path / f"one.{ext}").stat().st_size > 1000
     assert (tmp_path / "one.pdf").read_bytes() == (tmp_path / "two.pdf").read_bytes()
@@ -84,7 +83,7 @@ def test_zero_errors_drawn_at_one_over_n(curves_table):
     np.testing.assert_allclose(floor.get_ydata(), [1 / N_TRIALS] * 2)
     assert floor.get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))
     # The curve keeps every point: zeros sit on the floor, nothing is dropped.
-    curve = lines["curve:P1-RAGE"]
+    curve = lines[series_gid("multi_osci", "P1-RAGE")]
     np.testing.assert_allclose(curve.get_ydata(), [1e-3, 1e-3, 3e-3, 5e-3])
     assert "zero-floor:G-BAI" not in lines
     assert fig.axes[0].get_yscale() == "log"
@@ -149,7 +148,7 @@ def test_colours_fixed_per_algorithm(curves_table):
     fig = build_figure("curves", curves_table, "t", "s")
     lines = lines_by_gid(fig)
     for algorithm in ERRORS:
-        assert to_hex(lines[f"curve:{algorithm}"].get_color()) == ALGORITHM_COLOURS[algorithm]
+        assert to_hex(lines[series_gid("multi_osci", algorithm)].get_color()) == ALGORITHM_COLOURS[algorithm]
     # A name outside the paper still gets the same style every time.
     assert algorithm_style("P1-RAGE-unbatched") == algorithm_style("P1-RAGE-unbatched")
 
@@ -234,3 +233,64 @@ def test_planted_bug_decade_ticks_only_is_caught(monkeypatch):
     narrow = make_table({"G-BAI": [350, 330, 340, 320], "Peace": [250, 300, 500, 700]}, XS)
     fig = build_figure("curves", narrow, "t", "s")
     assert len(visible_y_labels(fig, fig.axes[0])) < 2
+
+
+# ------------------------------------------------------------------ a switch figure, Theorem 1
+
+def test_a_switch_figure_shares_its_y_axis_and_draws_the_switch_run_dashed_and_open(curves_table, bars_table):
+    """Panels of a switch run and its protocol share one y range (issue 51: 0.003 against 0.0006), and the
+    switch run's series are in the house's switch look; bars too (open, dashed edges)."""
+    low = make_table({"G-BAI": [2, 3, 4, 5], "P1-RAGE": [1, 1, 2, 3], "Peace": [1, 2, 2, 4]}, XS,
+                     experiment="multi_osci__uniform_theta")
+    fig = build_figure("curves", [curves_table, low], ["a", "b"], ["s", "s"], switches=[False, True])
+    protocol, switch = fig.axes
+    assert protocol.get_ylim() == switch.get_ylim()
+    for line in switch.get_lines():
+        if (line.get_gid() or "").startswith("series:"):
+            assert line.get_linestyle() == SWITCH_DASHES[0] and line.get_markerfacecolor() in ("white", "w")
+    assert all(line.get_linestyle() == "-" for line in protocol.get_lines()
+               if (line.get_gid() or "").startswith("series:"))
+    bars = build_figure("bars", [bars_table, bars_table], ["a", "b"], switches=[False, True])
+    assert bars.axes[0].get_ylim() == bars.axes[1].get_ylim()
+    assert {p.get_linestyle() for p in bars.axes[1].patches} == {"--"}
+    assert {to_hex(p.get_facecolor()) for p in bars.axes[1].patches} == {"#ffffff"}
+
+
+def test_planted_unshared_switch_panels_are_caught(curves_table, monkeypatch):
+    from linbandits.studies.p1rage import figures
+
+    monkeypatch.setattr(figures, "share_y", lambda axes: None)
+    low = make_table({"G-BAI": [2, 3, 4, 5], "P1-RAGE": [1, 1, 2, 3], "Peace": [1, 2, 2, 4]}, XS)
+    fig = build_figure("curves", [curves_table, low], ["a", "b"], ["s", "s"], switches=[False, True])
+    assert fig.axes[0].get_ylim() != fig.axes[1].get_ylim()
+
+
+def test_theorem1_bound_does_not_stretch_the_probability_axis():
+    """The bound (above 1 at small budgets) is a labelled reference clipped at the axes, which stop at a
+    probability of 1; the old figure's axis reached ~15 to hold it."""
+    from linbandits.figure_checks import reference_problems
+
+    g = make_table({"G-BAI": [400, 200, 50, 5]}, XS).assign(x=[10, 1010, 2010, 3010])
+    summaries = [{"T": T, "K": 11, "d": 2, "min_gap": 0.3} for T in (10, 1010, 2010, 3010)]
+    fig = build_theorem1(g, summaries, "band: 95% interval of the mean, 1000 runs per estimate")
+    ax = fig.axes[0]
+    assert ax.get_ylim()[1] == 1.0
+    bound = [line for line in ax.get_lines() if line.get_gid() == "reference"]
+    assert len(bound) == 1 and "clipped" in bound[0].get_label() and reference_problems(fig) == []
+    assert "the bound is above 1 (says nothing) up to T = 10" in " ".join(t.get_text() for t in ax.texts)
+
+
+def test_planted_bound_drawn_as_data_stretches_the_axis(monkeypatch):
+    """The figure as it was (the bound a plain line): the axis top leaves the probability scale."""
+    from linbandits import plotting
+
+    def as_data(ax, x, y, label, what=""):
+        ax.plot(x, y, "k--", label=label)
+        ax.set_ylim(auto=True)
+        ax.autoscale_view()
+        return True
+
+    monkeypatch.setattr(plotting, "reference_curve", as_data)
+    g = make_table({"G-BAI": [400, 200, 50, 5]}, XS).assign(x=[10, 1010, 2010, 3010])
+    summaries = [{"T": T, "K": 11, "d": 2, "min_gap": 0.3} for T in (10, 1010, 2010, 3010)]
+    assert build_theorem1(g, summaries).axes[0].get_ylim()[1] > 1.0

@@ -9,13 +9,17 @@ from p1rage_planted_bugs import PlantedBug
 from scipy.stats import norm
 
 from linbandits.studies.p1rage import published as pub
+from linbandits.study_config import study_defaults
+
+# the default config's roles of the published cells (`published:`): the authors' R6A runs, Fig. 2a's arrays
+ROLES = study_defaults("p1rage")["published"]
 from linbandits.studies.p1rage.figures import build_figure
 
 
 def test_the_package_holds_every_published_cell():
     table = pub.read_published()
     assert len(table) == 324
-    assert (table["experiment"] != pub.YAHOO).sum() == 288
+    assert (table["experiment"] != ROLES["r6a"]).sum() == 288
     assert not table.duplicated(["experiment", "algorithm", "x"]).any()
 
 
@@ -55,15 +59,15 @@ def reproduced_rows():
 
 
 def test_compare_gives_one_row_per_published_cell_with_its_verdict():
-    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False, roles=ROLES)
     assert out["verdict"].tolist() == [pub.CONSISTENT, pub.DIFFERS, pub.CONSISTENT, pub.NOT_RUN,
                                        pub.NOT_COMPARABLE]
     assert out.loc[0, "difference"] == pytest.approx(0.015)
-    s = pub.summary(out)
+    s = pub.summary(out, ROLES)
     assert (s["synthetic_cells"], s["compared"], s["consistent"]) == (4, 3, 2)
     assert pub.summary_line(s).startswith("2 of 4 synthetic cells consistent (1 not run)")
     assert "synthetic stand-in" in pub.summary_line(s)
-    on_r6a = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=True)
+    on_r6a = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=True, roles=ROLES)
     assert on_r6a["verdict"].iloc[-1] == pub.DIFFERS
 
 
@@ -72,20 +76,20 @@ def test_effective_size_decides_the_verdict():
     # cell of 21000 trials would be capped at the three-run size, below).
     rows = published_rows().iloc[:1].assign(experiment="soare_osci", n_trials=21000, n_errors=2100)
     rep = reproduced_rows().iloc[:1].assign(experiment="soare_osci", n_trials=21000, n_errors=2415)
-    assert pub.compare(rows.assign(effective_n=21000.0), rep, False)["verdict"][0] == pub.DIFFERS
-    assert pub.compare(rows.assign(effective_n=500.0), rep, False)["verdict"][0] == pub.CONSISTENT
+    assert pub.compare(rows.assign(effective_n=21000.0), rep, False, ROLES)["verdict"][0] == pub.DIFFERS
+    assert pub.compare(rows.assign(effective_n=500.0), rep, False, ROLES)["verdict"][0] == pub.CONSISTENT
 
 
 def test_write_comparison_files(tmp_path):
-    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
-    pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False, roles=ROLES)
+    pub.write_comparison(out, ROLES, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
     assert "2 of 4 synthetic cells consistent" in (tmp_path / "c.md").read_text()
     assert "compared_n" in pub.COLUMNS
     back = pd.read_csv(tmp_path / "c.csv")
     assert list(back.columns) == pub.COLUMNS and len(back) == 5
 
 
-def test_figures_draw_the_published_curve_dashed():
+def test_figures_draw_the_published_cells_in_the_published_look():
     table = pd.DataFrame([{"experiment": "soare_sto", "algorithm": a, "x": x, "n_trials": 100, "n_errors": e,
                            "error_prob": e / 100, "ci95_low": 0.0, "ci95_high": 0.5, "min_gap": 0.01}
                           for a in ("G-BAI", "Peace") for x, e in ((10, 40), (1010, 5))])
@@ -93,15 +97,17 @@ def test_figures_draw_the_published_curve_dashed():
     fig = build_figure("curves", [table], ["t"], ["T"], published=[published])
     lines = [ln for ln in fig.axes[0].get_lines() if (ln.get_gid() or "").startswith("published:")]
     assert {ln.get_gid() for ln in lines} >= {"published:G-BAI", "published:Peace"}
-    assert all(ln.get_linestyle() == "--" for ln in lines)
+    # the house's published look: the algorithm's marker, open and black-edged, no line (dashes are the
+    # switch runs')
+    assert all(ln.get_linestyle() == "None" and ln.get_markeredgecolor() == "black" for ln in lines)
 
 
 def test_claims_section_lists_the_cells_that_differ(tmp_path):
     from linbandits.studies.p1rage.products import published_section
 
-    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
-    pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
-    lines, s = published_section(tmp_path / "c.csv")
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False, roles=ROLES)
+    pub.write_comparison(out, ROLES, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    lines, s = published_section(tmp_path / "c.csv", ROLES)
     assert "2 of 4 synthetic cells consistent (1 not run)" in lines[2]
     assert any(line.startswith("- soare_sto Peace x=10: published 0.1") for line in lines)
 
@@ -147,7 +153,7 @@ def series_problems() -> list:
     # Two series that must not count: one not run, one not comparable (Yahoo! on the stand-in).
     cells = pd.concat([cells_with_z(series), pd.DataFrame([
         {"experiment": "g", "algorithm": "A0", "x": 1.0, "z": np.nan, "verdict": pub.NOT_RUN},
-        {"experiment": pub.YAHOO, "algorithm": "A0", "x": 1.0, "z": np.nan, "verdict": pub.NOT_COMPARABLE}])],
+        {"experiment": ROLES["r6a"], "algorithm": "A0", "x": 1.0, "z": np.nan, "verdict": pub.NOT_COMPARABLE}])],
         ignore_index=True)
     out = pub.series_tests(cells, 0.01)
     if len(out) != N_SERIES:
@@ -165,7 +171,7 @@ def series_problems() -> list:
         want = pub.BEYOND if key[1] in ("lean", "sink") else pub.WITHIN
         if r.verdict != want:
             problems.append(f"series {key}: {r.verdict}, expected {want}")
-    s = pub.summary(cells, 0.01)
+    s = pub.summary(cells, ROLES, 0.01)
     if (s["series"], [d["algorithm"] for d in s["series_beyond"]]) != (N_SERIES, ["lean", "sink"]):
         problems.append(f"summary: {s['series']} series, beyond {s['series_beyond']}")
     if f"2 of {N_SERIES} (experiment, algorithm) series beyond" not in pub.summary_line(s):
@@ -200,7 +206,7 @@ def test_planted_bug_in_the_series_test_is_caught(bug, monkeypatch):
 def test_compare_carries_each_series_test_on_its_cells(tmp_path):
     # Through compare(): two series of real counts; every compared cell of a
     # series carries that series' Z, computed from the cells' own z.
-    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False, roles=ROLES)
     assert list(out.columns) == pub.COLUMNS
     compared = out[out["verdict"].isin([pub.CONSISTENT, pub.DIFFERS])]
     for (e, a), group in compared.groupby(["experiment", "algorithm"]):
@@ -211,12 +217,12 @@ def test_compare_carries_each_series_test_on_its_cells(tmp_path):
     # Peace on soare_sto: one cell at z = 6.9 > 2.94, so beyond; G-BAI's z = 0.95 is within.
     peace = out[(out["experiment"] == "soare_sto") & (out["algorithm"] == "Peace")].iloc[0]
     assert peace["series_z"] > 2.94 and peace["series_verdict"] == pub.BEYOND
-    s = pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    s = pub.write_comparison(out, ROLES, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
     md = (tmp_path / "c.md").read_text()
     assert "1 of 3 (experiment, algorithm) series beyond" in md and "## Per series" in md
     assert "Per series" in (tmp_path / "c.tex").read_text()
     back = pd.read_csv(tmp_path / "c.csv")
-    again = pub.summary(back)["series_beyond"]   # the CSV keeps 10 significant digits
+    again = pub.summary(back, ROLES)["series_beyond"]   # the CSV keeps 10 significant digits
     assert [(d["experiment"], d["algorithm"], d["cells"]) for d in again] == [("soare_sto", "Peace", 1)]
     assert again[0]["stouffer_z"] == pytest.approx(s["series_beyond"][0]["stouffer_z"], rel=1e-9)
 
@@ -224,9 +230,9 @@ def test_compare_carries_each_series_test_on_its_cells(tmp_path):
 def test_claims_section_lists_the_series_beyond_the_bound(tmp_path):
     from linbandits.studies.p1rage.products import published_section
 
-    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False)
-    pub.write_comparison(out, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
-    lines, _ = published_section(tmp_path / "c.csv")
+    out = pub.compare(published_rows(), reproduced_rows(), yahoo_is_r6a=False, roles=ROLES)
+    pub.write_comparison(out, ROLES, tmp_path / "c.csv", tmp_path / "c.md", tmp_path / "c.tex")
+    lines, _ = published_section(tmp_path / "c.csv", ROLES)
     assert any(line.startswith("- soare_sto Peace: Stouffer z = ") for line in lines)
     assert not any(line.startswith("- soare_sto G-BAI: Stouffer") for line in lines)
 
@@ -243,7 +249,7 @@ def od_linbai_series(compared_n=None):
     published = published[(published["experiment"] == "soare_sto") & (published["algorithm"] == "OD-LinBAI")]
     reproduced = pd.DataFrame([{"experiment": "soare_sto", "algorithm": "OD-LinBAI", "x": float(x), "n_trials": 21000,
                                 "n_errors": round(p * 21000)} for x, p in OD_LINBAI_REPRODUCED.items()])
-    out = pub.compare(published, reproduced, yahoo_is_r6a=False)
+    out = pub.compare(published, reproduced, yahoo_is_r6a=False, roles=ROLES)
     return out
 
 
@@ -256,11 +262,11 @@ def test_the_three_run_size_follows_its_derivation():
 
 
 def test_the_cap_applies_to_the_three_run_cells_only():
-    assert pub.compared_n("soare_sto", 21000, 4420.0) == 1490.0
-    assert pub.compared_n("soare_sto", 21000, 1254.0) == 1254.0      # its own block estimate is lower: kept
-    assert pub.compared_n("soare_sto", 31000, 27201.0) == 27201.0    # P1-RAGE's longer arrays
-    assert pub.compared_n("soare_sto", 20000, 20000.0) == 20000.0    # Peace's T = 5010 array
-    assert pub.compared_n("soare_osci", 21000, 21000.0) == 21000.0
+    assert pub.compared_n("soare_sto", 21000, 4420.0, ROLES["three_runs"]) == 1490.0
+    assert pub.compared_n("soare_sto", 21000, 1254.0, ROLES["three_runs"]) == 1254.0      # its own block estimate is lower: kept
+    assert pub.compared_n("soare_sto", 31000, 27201.0, ROLES["three_runs"]) == 27201.0    # P1-RAGE's longer arrays
+    assert pub.compared_n("soare_sto", 20000, 20000.0, ROLES["three_runs"]) == 20000.0    # Peace's T = 5010 array
+    assert pub.compared_n("soare_osci", 21000, 21000.0, ROLES["three_runs"]) == 21000.0
     out = od_linbai_series()
     assert (out["compared_n"] <= 1490).all() and (out["compared_n"] <= out["effective_n"]).all()
 
@@ -271,14 +277,14 @@ def test_od_linbai_on_stationary_soare_within_the_bound_at_the_three_run_size(mo
     bound = pub.bonferroni_bound(pub.SERIES_ALPHA, 42)
     after = pub.stouffer_z(od_linbai_series()["z"])
     assert after == pytest.approx(2.79, abs=0.02) and after < bound
-    monkeypatch.setattr(pub, "compared_n", lambda experiment, n_trials, effective_n: float(effective_n))
+    monkeypatch.setattr(pub, "compared_n", lambda experiment, n_trials, effective_n, three_runs: float(effective_n))
     before = pub.stouffer_z(od_linbai_series()["z"])
     assert before == pytest.approx(3.95, abs=0.02) and before > bound
 
 
 CAP_BUGS = [
     PlantedBug("cap_on_every_experiment", _PUB, "compared_n",
-               "if experiment == THREE_RUN_EXPERIMENT and int(n_trials) == THREE_RUN_LENGTH:", "if True:", ()),
+               "if experiment == three_runs and int(n_trials) == THREE_RUN_LENGTH:", "if True:", ()),
     PlantedBug("constant_replaces_a_smaller_block_estimate", _PUB, "compared_n",
                "return min(float(effective_n), float(THREE_RUN_N))", "return float(THREE_RUN_N)", ()),
     PlantedBug("cap_on_every_array_length", _PUB, "compared_n",

@@ -38,7 +38,7 @@ TABLE = pd.DataFrame([
 
 
 def witness():
-    return published.PublishedEvidence(Run(), TABLE)
+    return published.PublishedEvidence(Run(), {}, TABLE)
 
 
 def test_a_cell_is_its_effective_size_and_the_runs_are_unpaired():
@@ -67,7 +67,7 @@ def test_a_claim_judged_on_the_published_cells():
 
 def test_planted_witness_at_the_nominal_size_is_caught(monkeypatch):
     """Read at the 21,000 trials of the dependent Fig. 2a arrays, the T = 10 cell would look decisive."""
-    monkeypatch.setattr(published, "compared_n", lambda exp, n_trials, effective_n: float(n_trials))
+    monkeypatch.setattr(published, "compared_n", lambda exp, n_trials, effective_n, three_runs: float(n_trials))
     j = engine.judge(better_claim(), witness(), QUANTITIES)
     assert engine.leaves_of(j["tree"])[0].verdict == HOLDS       # the test above would fail
     assert np.isclose(engine.leaves_of(j["tree"])[0].estimate.n, 21000)

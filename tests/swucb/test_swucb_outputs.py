@@ -256,7 +256,8 @@ def test_tables_and_figures_on_a_world(tmp_path, monkeypatch):
             assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     switches = drawn[[s for s in drawn if s.endswith("swucb_switches")][0]]
     left = [t.get_text() for t in switches.axes[1].get_legend().get_texts()]
-    assert any(t.startswith("EXP3.S (V = B_T)") for t in left)          # the switch in words, not its config key
+    # the switch in words, not its config key, and no subscript in a legend (B_T would be drawn at 4.9 pt)
+    assert any(t.startswith("EXP3.S (V = the variation budget)") for t in left)
     assert any(t.startswith("EXP3.S (Rexp3, restarts)") for t in left)
     from linbandits.figure_checks import figure_problems
     from linbandits.plotting import finish_figure

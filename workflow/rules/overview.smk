@@ -43,8 +43,8 @@ rule overview:
         f" --findings {{output.findings}} > {{log}} 2>&1{ON_FAILURE}"
 
 
-# Every figure of the run on one page (`snakemake --cores 2 contact_sheet`), in colour and in
-# greyscale, as a reviewer would look at them side by side; not part of the default target.
+# Every figure of the run on one page, in colour and in greyscale, as a reviewer would look at them
+# side by side; part of the default target (about 2 CPU-s: docs/benchmarks.md).
 rule contact_sheet:
     """target: every figure of the run on one page, in colour and in greyscale"""
     input:
@@ -68,8 +68,7 @@ rule contact_sheet:
         # the sheets' own directory: figures/ of this run (or of the preview)
         figures=lambda wildcards, output: os.path.dirname(output[0]),
     shell:
-        "(python3 -m linbandits.contact_sheet {params.figures}"
-        " && python3 -m linbandits.contact_sheet {params.figures} --grey) > {log} 2>&1"
+        f"{LB}.contact_sheet {{params.figures}} --both > {{log}} 2>&1"
 
 
 # The opt-in targets the studies' products name (e.g. `snakemake --cores 2 robustness`: every

@@ -5,9 +5,11 @@ thousandfold: on a linear axis two of three sit on zero). A series run at fewer 
 figure's says so in its legend entry, with its pull cap if it has one.
 
 One colour and marker per algorithm throughout the study; a switch run of an algorithm (another
-protocol choice, e.g. LinGapE's scratch form) keeps its colour and marker, drawn open and with its
-own line style. A mean over runs some of which stopped at the pull cap is a lower bound: an open
-triangle with the lower half of its bar only.
+protocol choice, e.g. LinGapE's scratch form) keeps its colour and marker in the house's switch look
+(dashed, open markers; linbandits.plotting), Table 1's published totals are drawn in the house's
+published look. A mean over runs some of which stopped at the pull cap is a lower bound: an open
+triangle with the lower half of its bar only. A user's own algorithm (extra_algorithms) is drawn from the
+first experiment of the figure it ran in.
 """
 from __future__ import annotations
 
@@ -15,29 +17,30 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, LogFormatterSciNotation
 
-from linbandits import plotting
+from linbandits import plotting, user_algorithms
 from linbandits.claims import estimates as est
-from linbandits.runs import RunSet
 from linbandits.studies.lingape.stopping import censored_count
 
 PALETTE = {"LinGapE": ("#d62728", "o"), "XY-static": ("#1f77b4", "s"), "XY-adaptive": ("#2ca02c", "^"),
            "XY-oracle": ("#9467bd", "D")}
-SWITCH_STYLES = ("--", ":", "-.")
 CENSORED_LABEL = "lower bound: runs at the pull cap"
 LOG_SPAN = 30.0
 
 
 def figure_series(ctx, spec) -> list[dict]:
-    """Per panel entry (one algorithm of one experiment): its label, style and points
-    (x, mean, interval, censored runs) over the experiment's settings."""
+    """Per panel entry (one algorithm of one experiment, where the figure's target builds it), then per user
+    algorithm (from the first experiment of the figure it ran in): its name, its label (the name and the
+    settings it lacks, with_missing_settings_named), style and points (x, mean, interval, censored runs) over
+    the experiment's settings."""
     alpha = (1.0 - ctx.level) / 2.0
-    out, switch_styles = [], {}
-    for panel in spec["panels"]:
-        name, algorithm = panel["experiment"], panel["algorithm"]
-        if name not in ctx.experiments:
-            continue
+    drawn = ctx.figure_experiments(spec)
+    entries = [(p["experiment"], p["algorithm"], p.get("label")) for p in spec["panels"] if p["experiment"] in drawn]
+    for user in user_algorithms.user_algorithms_of(dict.fromkeys(a for n in drawn for a in ctx.experiments[n].algorithms)):
+        entries.append((next(n for n in drawn if user in ctx.experiments[n].algorithms), user, None))
+    out, switches = [], {}
+    for name, algorithm, label in entries:
         exp = ctx.experiments[name]
-        runs = RunSet(ctx.runs_stem(name))
+        runs = ctx.runs(name)
         points = []
         for s in exp.setting_ids():
             if not runs.has(s, algorithm):
@@ -48,11 +51,11 @@ def figure_series(ctx, spec) -> list[dict]:
             points.append({"x": float(exp.value_of(s)), "mean": e.value, "low": low, "high": high,
                            "runs": int(tau.size), "censored": censored_count(runs, s, algorithm)})
         switch = exp.switch_of is not None
-        if switch:
-            switch_styles.setdefault(name, SWITCH_STYLES[len(switch_styles) % len(SWITCH_STYLES)])
-        label = panel.get("label") or (f"{algorithm} ({exp.choice} = {exp.switch})" if switch else algorithm)
-        out.append({"label": label, "algorithm": algorithm, "points": points, "switch": switch,
-                    "linestyle": switch_styles.get(name, "-"), "sweep": exp.sweep or "x",
+        look = plotting.switch_style(switches.setdefault(name, len(switches))) if switch else {"linestyle": "-"}
+        label = label or (f"{algorithm} ({exp.choice} = {exp.switch})" if switch else algorithm)
+        out.append({"label": label, "name": label, "algorithm": algorithm, "experiment": name, "points": points,
+                    "switch": switch,
+                    "linestyle": look["linestyle"], "sweep": exp.sweep or "x",
                     "cap": (exp.options.get(algorithm) or {}).get("max_pulls")})
     return with_missing_settings_named(out)
 
@@ -80,8 +83,10 @@ def draw_series(ax, series: dict) -> None:
     cens = np.array([p["censored"] > 0 for p in pts])
     # a lower bound has no upper end: only the lower half of its bar
     high = np.where(cens, mean, high)
-    ax.errorbar(x, mean, yerr=[mean - low, high - mean], color=colour, marker=marker, linestyle=series["linestyle"],
-                capsize=2.5, label=series["label"], markerfacecolor="white" if series["switch"] else colour)
+    bars = ax.errorbar(x, mean, yerr=[mean - low, high - mean], color=colour, marker=marker,
+                       linestyle=series["linestyle"], capsize=2.5, label=series["label"],
+                       markerfacecolor="white" if series["switch"] else colour)
+    bars.lines[0].set_gid(plotting.series_gid(series["experiment"], series["algorithm"]))
     if cens.any():
         ax.plot(x[cens], mean[cens], "^", color=colour, markersize=9, markerfacecolor="none", label=CENSORED_LABEL)
 
@@ -91,13 +96,11 @@ def published_label(label: str, total: int) -> str:
 
 
 def draw_published(ax, x, totals: dict) -> None:
-    """Table 1's totals at d = 5, each a large open black marker of its algorithm's shape (its series'
-    markers are filled): told apart in greyscale by shape, named in the legend."""
+    """Table 1's totals at d = 5 in the house's published look (its algorithm's marker, open, black-edged,
+    no line; its series' markers are filled): told apart in greyscale by shape, named in the legend."""
     for label, total in totals.items():
         _, marker = plotting.algorithm_style(label.split(" (")[0], PALETTE)
-        ax.plot([x], [total], linestyle="none", marker=marker, markersize=8, markerfacecolor="none",
-                markeredgecolor="black", markeredgewidth=1.2, color="black", zorder=5,
-                label=published_label(label, total))
+        ax.plot([x], [total], label=published_label(label, total), **plotting.published_style(marker))
 
 
 def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
@@ -138,3 +141,31 @@ def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: s
         plotting.mark_preview(fig, preview or None)
         plotting.save_figure(fig, stem)
         return fig
+
+
+def make_figure(ctx, name: str, spec: dict) -> Figure:
+    """The figure `name` of the study's config (`spec`) from the runs of its entries' experiments, with
+    Table 1's published totals where the figure says `published_table1` (linbandits.products.Context.
+    figure_products)."""
+    from linbandits.studies.lingape.published import PUBLISHED_TABLE1
+
+    series = figure_series(ctx, spec)
+    synthetic = any(_synthetic(ctx, n) for n in ctx.figure_experiments(spec))
+    published = None
+    if spec.get("published_table1") and ctx.section.get("table1"):
+        x = ctx.experiments[spec["panels"][0]["experiment"]].value_of(ctx.section["table1"]["setting"])
+        # a published total is named as the figure names the series it is compared with
+        named = {(s["experiment"], s["algorithm"]): s["name"] for s in series}
+        published = (x, {named.get((col[0], col[1]), label): sum(PUBLISHED_TABLE1[col[2]])
+                         for label, col in ctx.section["table1"]["columns"].items() if len(col) > 2})
+    return draw_figure([{"series": series, "level": ctx.level, "published": published}], spec,
+                       ctx.figure_stem(name),
+                       "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.note())
+
+
+def _synthetic(ctx, experiment: str) -> bool:
+    import json
+    from pathlib import Path
+
+    summary = json.loads(Path(ctx.summaries(experiment)[0]).read_text(encoding="utf-8"))
+    return bool(summary.get("synthetic"))

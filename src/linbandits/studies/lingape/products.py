@@ -30,20 +30,20 @@ def products(ctx) -> list[Product]:
                    functools.partial(make_stopping_table, name=name), caption="table")
            for name in exps]
     table1 = ctx.section.get("table1")
+    witness = None
     if table1:
         check_table1(table1)
         used = sorted({col[0] for col in table1["columns"].values()} & set(exps))
         out.append(Product("table", TABLE1, ctx.table_paths(TABLE1), [f for n in used for f in ctx.runs_files(n)],
                            functools.partial(make_table1, spec=table1), caption="table1"))
-    for name, spec in (ctx.section.get("figures") or {}).items():
-        used = [p["experiment"] for p in spec["panels"] if p["experiment"] in exps]
-        inputs = [f for n in dict.fromkeys(used) for f in ctx.runs_files(n) + ctx.summaries(n)[:1]]
-        out.append(Product("figure", name, ctx.figure_paths(name), inputs,
-                           functools.partial(make_figure, name=name, spec=spec),
-                           caption=spec.get("caption", "figure").removesuffix(".rst")))
+        # the paper's Table 1 runs stand for the experiments its published columns are compared with (a
+        # switch run's column: its base's runs, which the claims read)
+        shown = {ctx.experiments[col[0]].switch_of or col[0] for col in table1["columns"].values() if len(col) > 2}
+        witness = functools.partial(PublishedTable1, experiments=shown, setting=table1["setting"])
+    out += ctx.figure_products("linbandits.studies.lingape.figures:make_figure", summaries=True)
     from linbandits.studies.lingape.quantities import QUANTITIES
 
-    out += claims_product(ctx, TITLE, quantities=QUANTITIES, witness=PublishedTable1)
+    out += claims_product(ctx, TITLE, quantities=QUANTITIES, witness=witness)
     return out
 
 
@@ -68,7 +68,7 @@ def make_stopping_table(ctx, name) -> None:
 
     from linbandits.tables import write_table
 
-    rows = stopping_rows(ctx.experiments[name], RunSet(ctx.runs_stem(name)))
+    rows = stopping_rows(ctx.experiments[name], ctx.runs(name))
     write_table(pd.DataFrame(rows, columns=SUMMARY_COLUMNS), *ctx.table_paths(name))
 
 
@@ -125,12 +125,12 @@ def make_table1(ctx, spec) -> None:
     from linbandits.atomic import write_text_atomic
     from linbandits.tables import latex_escape, write_table
 
-    setting = spec.get("setting", "d5")
+    setting = spec["setting"]
     columns = {}
     for label, col in spec["columns"].items():
         experiment, algorithm = col[0], col[1]
         published = PUBLISHED_TABLE1[col[2]] if len(col) > 2 else None
-        columns[label] = (pull_matrix(RunSet(ctx.runs_stem(experiment)), setting, algorithm), published)
+        columns[label] = (pull_matrix(ctx.runs(experiment), setting, algorithm), published)
     table = table1(columns)
     csv, md, tex = ctx.table_paths(TABLE1)
     write_table(table, csv, md, tex, exact_columns=tuple(c for c in table.columns if c != "arm"))
@@ -139,30 +139,3 @@ def make_table1(ctx, spec) -> None:
         write_text_atomic(md, open(md, encoding="utf-8").read() + "\n" + "\n".join(f"Note: {n}" for n in notes) + "\n")
         write_text_atomic(tex, open(tex, encoding="utf-8").read()
                           + "".join(f"% Note: {latex_escape(n)}\n" for n in notes))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec) -> None:
-    # here, not at the top: figures.py imports matplotlib, which listing the products (at every
-    # Snakemake start) does not need
-    from linbandits.studies.lingape.figures import draw_figure, figure_series
-
-    series = figure_series(ctx, spec)
-    synthetic = any(_synthetic(ctx, p["experiment"]) for p in spec["panels"] if p["experiment"] in ctx.experiments)
-    published = None
-    if spec.get("published_table1") and ctx.section.get("table1"):
-        x = ctx.experiments[spec["panels"][0]["experiment"]].value_of(ctx.section["table1"].get("setting", "d5"))
-        published = (x, {label: sum(PUBLISHED_TABLE1[col[2]]) for label, col in ctx.section["table1"]["columns"].items()
-                         if len(col) > 2})
-    draw_figure([{"series": series, "level": ctx.level, "published": published}], spec,
-                ctx.figure_stem(name),
-                "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.note())
-
-
-def _synthetic(ctx, experiment: str) -> bool:
-    import json
-    from pathlib import Path
-
-    summary = json.loads(Path(ctx.summaries(experiment)[0]).read_text(encoding="utf-8"))
-    return bool(summary.get("synthetic"))

@@ -16,27 +16,26 @@ PUBLISHED_TABLE1 = {
     "LinGapE": [2133, 428889, 19, 34, 33, 11],
     "XY-oracle": [13646, 2728606, 68, 68, 68, 1],
 }
-# the experiments whose d = 5 setting Table 1 shows
-TABLE1_EXPERIMENTS = {"exp1_soare", "exp1_soare_xy"}
-TABLE1_SETTING = "d5"
 
 
 class PublishedTable1:
-    """Evidence for the claims engine: the published Table 1 runs where a claim reads Table 1."""
+    """Evidence for the claims engine: the published Table 1 runs where a claim reads Table 1, that is
+    `setting` (d = 5) of `experiments` (the config's `table1:` says which)."""
 
-    def __init__(self, evidence):
+    def __init__(self, evidence, experiments, setting: str):
         self.evidence, self.extras = evidence, {}
+        self.experiments, self.setting = set(experiments), setting
 
     def __getattr__(self, attr):      # experiment, x, setting_label: the run's own
         return getattr(self.evidence, attr)
 
     def settings(self, exp: str) -> list[str]:
-        if exp not in TABLE1_EXPERIMENTS:
+        if exp not in self.experiments:
             raise Missing(f"the paper publishes no runs of {exp} (only Table 1, d = 5)")
-        return [TABLE1_SETTING]
+        return [self.setting]
 
     def has_series(self, exp, setting, algorithm) -> bool:
-        return exp in TABLE1_EXPERIMENTS and setting == TABLE1_SETTING and algorithm in PUBLISHED_TABLE1
+        return exp in self.experiments and setting == self.setting and algorithm in PUBLISHED_TABLE1
 
     def column(self, exp: str, setting: str, algorithm: str, column: str):
         if not self.has_series(exp, setting, algorithm):

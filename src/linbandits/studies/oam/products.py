@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from linbandits.products import Product, claims_product
-from linbandits.runs import RunSet, mean_se
+from linbandits.runs import mean_se
 
 TITLE = "OAM (Hao, Lattimore, Szepesvari 2020): claims C1-C8 judged on the reproduced runs"
 BOUNDS_COLUMNS = ["experiment", "title", "switch", "horizon", "C", "C_log_n", "C_note"]
@@ -25,11 +25,7 @@ def products(ctx) -> list[Product]:
         Product("table", "final_regret", ctx.table_paths("final_regret"), runs + [bounds[0]],
                 functools.partial(make_final_table, names=list(exps)), caption="table"),
     ]
-    for name, spec in (ctx.section.get("figures") or {}).items():
-        used = [p["experiment"] for p in spec["panels"]] + [o for p in spec["panels"] for o in p.get("overlay", [])]
-        out.append(Product("figure", name, ctx.figure_paths(name),
-                           [f for n in used if n in exps for f in ctx.runs_files(n)] + [bounds[0]],
-                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", "")))
+    out += ctx.figure_products("linbandits.studies.oam.figures:make_figure", inputs=[bounds[0]])
     out += claims_product(ctx, TITLE)
     return out
 
@@ -89,7 +85,7 @@ def make_final_table(ctx, names) -> None:
     bounds = read_bounds(ctx)
     rows = []
     for name in names:
-        exp, runs = ctx.experiments[name], RunSet(ctx.runs_stem(name))
+        exp, runs = ctx.experiments[name], ctx.runs(name)
         C, horizon = float(bounds.loc[name, "C"]), int(bounds.loc[name, "horizon"])
         for algo in exp.algorithms:
             final = runs.column("single", algo, "regret").astype(float)
@@ -99,19 +95,3 @@ def make_final_table(ctx, names) -> None:
                          "C_log_n": C * float(np.log(horizon))})
     write_table(pd.DataFrame(rows, columns=FINAL_COLUMNS), *ctx.table_paths("final_regret"),
                 exact_columns=("horizon", "n_runs"))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec) -> None:
-    from linbandits.studies.oam.figures import draw_figure
-
-    bounds = read_bounds(ctx)
-    panels = []
-    for p in spec["panels"]:
-        series = [(ctx.experiments[n], RunSet(ctx.runs_stem(n))) for n in [p["experiment"], *p.get("overlay", [])]
-                  if n in ctx.experiments]
-        main = p["experiment"]
-        panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
-                       "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"])})
-    draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())

@@ -30,7 +30,7 @@ STUDY = Study(
     columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
     environment="linbandits.studies.opkb.environment:OpkbEnvironment",
     curves=True,
-    panel_lists=("dashed",),    # experiments drawn dashed in the same panel
+    panel_lists=("neural", "dashed"),    # experiments drawn in the same panel: the neural variants, dashed ones
     run_sweeps=("seed",),       # one instance drawn per run, as the authors did
     seed_limit=2**32,           # its instances draw from numpy's legacy RandomState
 )

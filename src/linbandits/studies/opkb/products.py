@@ -34,15 +34,17 @@ def neural(ctx) -> list[str]:
     return [n for n in ctx.published() if set(ctx.experiments[n].algorithms) <= set(NEURAL)]
 
 
-def neural_note(ctx) -> str:
+def neural_note(ctx, maths: bool = False) -> str:
+    """The neural variants' width, precision and step size, in words (the claims) or with the step size's
+    symbol typeset (a figure)."""
     from linbandits.studies.opkb.algorithms import OPNN_DEFAULTS
 
     def values(key):
         return "/".join(sorted({str(ctx.experiments[n].options.get(a, {}).get(key, OPNN_DEFAULTS[key]))
                                 for n in neural(ctx) for a in ctx.experiments[n].algorithms}))
 
-    return (f"neural variants at width {values('width')} (paper: 2048), {values('precision')}, "
-            "eta x width = 2.048e-5")
+    step = r"$\eta \times \mathrm{width}$" if maths else "eta x width"
+    return f"neural variants at width {values('width')} (paper: 2048), {values('precision')}, {step} = 2.048e-5"
 
 
 # Options a series' name states: SW-GPUCB runs with window 3000 (Env 1), 2000 (Env 2 and J.3, the
@@ -103,12 +105,7 @@ def report_products(ctx) -> list[Product]:
                   for f in ctx.runs_files(n)]
         out.append(Product("table", "switch_regret", ctx.table_paths("switch_regret"), inputs,
                            functools.partial(make_switch_table, names=switches), caption="switch_table"))
-    for name, spec in (ctx.section.get("figures") or {}).items():
-        used = [n for p in spec["panels"] for n in panel_experiments(ctx, p)]
-        out.append(Product("figure", name, ctx.figure_paths(name),
-                           [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)],
-                           functools.partial(make_figure, name=name, spec=spec),
-                           caption=str(spec.get("caption", "")).removesuffix(".rst")))
+    out += ctx.figure_products("linbandits.studies.opkb.figures:make_figure")
     out += claims_product(ctx, TITLE, quantities=_quantities(), caption="claims",
                           sections=lambda c, results: neural_section(c))
     return out
@@ -133,7 +130,7 @@ def make_final_table(ctx, names, name) -> None:
 
     rows = []
     for exp_name in names:
-        exp, runs = ctx.experiments[exp_name], RunSet(ctx.runs_stem(exp_name))
+        exp, runs = ctx.experiments[exp_name], ctx.runs(exp_name)
         for algorithm in exp.algorithms:
             finals, t, _ = seed_runs(runs, exp, algorithm)
             mean, se = mean_se(finals)
@@ -152,8 +149,8 @@ def make_switch_table(ctx, names) -> None:
 
     rows = []
     for exp_name in names:
-        exp, runs = ctx.experiments[exp_name], RunSet(ctx.runs_stem(exp_name))
-        base, base_runs = ctx.experiments[exp.switch_of], RunSet(ctx.runs_stem(exp.switch_of))
+        exp, runs = ctx.experiments[exp_name], ctx.runs(exp_name)
+        base, base_runs = ctx.experiments[exp.switch_of], ctx.runs(exp.switch_of)
         for algorithm in exp.algorithms:
             finals, t, _ = seed_runs(runs, exp, algorithm)
             mean, se = mean_se(finals)
@@ -165,35 +162,6 @@ def make_switch_table(ctx, names) -> None:
                          "max": float(finals.max()), "minus_default": diff, "minus_default_se": diff_se})
     write_table(pd.DataFrame(rows, columns=SWITCH_COLUMNS), *ctx.table_paths("switch_regret"),
                 exact_columns=("n_runs", "T", "value"))
-
-
-# ------------------------------------------------------------------ figures
-
-def panel_experiments(ctx, panel: dict) -> list[str]:
-    """The experiments a panel draws: its own, its neural companion (`<experiment>_neural`) and its dashed
-    ones (e.g. SW-GPUCB with window 1000, or under removal = published)."""
-    main = panel["experiment"]
-    names = [n for n in (main, f"{main}_neural") if n in ctx.built()]
-    return names + [n for n in panel.get("dashed", []) if n in ctx.built()]
-
-
-def make_figure(ctx, name, spec) -> None:
-    from linbandits.studies.opkb.figures import draw_figure
-
-    panels = []
-    for p in spec["panels"]:
-        series = []
-        for n in panel_experiments(ctx, p):
-            exp, runs = ctx.experiments[n], RunSet(ctx.runs_stem(n))
-            dashed = n in p.get("dashed", [])
-            for algorithm in exp.algorithms:
-                _, t, curves = seed_runs(runs, exp, algorithm)
-                series.append({"algorithm": algorithm, "label": label_of(ctx, n, algorithm), "t": t,
-                               "curves": curves, "dashed": dashed})
-        panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
-                       "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
-    note = neural_note(ctx) if neural(ctx) else NEURAL_NOT_RUN.split(":")[0]
-    draw_figure(panels, spec, ctx.figure_stem(name), note, ctx.note())
 
 
 # ------------------------------------------------------------------ opkb_tuning

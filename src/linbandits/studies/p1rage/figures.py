@@ -1,10 +1,13 @@
 """P1-RAGE figures: error probability (curves or bars) and the instances' minimum gap.
 
 Drawn from error tables (error_tables.experiment_table, made from the runs files by the study's
-products): curves with the paper's 95% normal band (bars: its error bars), log y with plain-number
-decade ticks, ticks at the swept values on a short linear x (no T = 10 drawn on a '0' tick), the
-authors' published curve dashed with open markers in each algorithm's colour and marker, one colour and
-marker per algorithm in every figure of the study. A panel whose every run is right is said so in
+products): curves with the paper's 95% normal (Wald) band of the error probability (bars: its error
+bars), the house's stated exception to its Student-t band of a mean (docs/studies.md), log y with
+plain-number decade ticks, ticks at the swept values on a short linear x (no T = 10 drawn on a '0'
+tick), one colour and marker per algorithm in every figure of the study. The house looks
+(linbandits.plotting): a switch run's series dashed with open markers (its bars open with a dashed
+edge), the authors' published cells as their algorithm's marker, open and black-edged, without a line;
+the panels of a switch figure share their y axis. A panel whose every run is right is said so in
 words, not drawn as curves stacked on the floor of an empty axis; a min-gap panel whose gap is one
 number (up to rounding) is drawn about that number, not about its rounding noise.
 """
@@ -20,7 +23,8 @@ from matplotlib.ticker import FixedLocator
 
 from linbandits.errors import UserError
 from linbandits.plotting import (LEGEND_HEIGHT, STYLE, add_figure_legend, integer_ticks, mark_heading, mark_preview,
-                                 new_figure, per_panel, save_figure, set_panel_title, use_log_x, use_log_y)
+                                 new_figure, per_panel, published_style, save_figure, series_gid,
+                                 set_panel_title, switch_style, use_log_x, use_log_y)
 from linbandits.plotting import algorithm_style as _style
 from linbandits.studies.p1rage.error_tables import algorithm_sort_key, read_summary
 
@@ -32,6 +36,7 @@ ALGORITHM_MARKERS = {"G-BAI": "o", "P1-RAGE": "s", "P1-Peace": "D",
 PALETTE = {name: (ALGORITHM_COLOURS[name], ALGORITHM_MARKERS[name]) for name in ALGORITHM_COLOURS}
 
 ZERO_FLOOR_LABEL = "0 errors: drawn at 1/n"
+SWITCH_LABEL = "switch run: dashed, open"
 GAP_LABEL = r"min gap $\Delta_{(1)}$"
 
 
@@ -53,26 +58,24 @@ def _series(table: pd.DataFrame, algorithm: str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ axes level
 
-PUBLISHED_LABEL = "published (dashed)"
+PUBLISHED_LABEL = "published"      # its look (open black markers) in the legend, said in the caption
 NO_ERRORS = "no errors: 0/{n} runs wrong\nat every {x} for every algorithm"
 
 
 def plot_published_curves(published: pd.DataFrame, ax) -> None:
-    """The authors' published error curves, dashed in each algorithm's colour
+    """The authors' published error probabilities, each algorithm's marker in the house's published look
     (a zero drawn at 1/n_trials, like the reproduced curves)."""
     for algorithm in _algorithms(published):
         rows = published[published["algorithm"] == algorithm].sort_values("x")
-        colour, marker = algorithm_style(algorithm)
         y = np.maximum(rows["error_prob"].to_numpy(float), 1.0 / rows["n_trials"].to_numpy(float))
-        ax.plot(rows["x"].to_numpy(float), y, color=colour, linestyle="--", linewidth=1.0, alpha=0.9,
-                marker=marker, markerfacecolor="white", markersize=3, gid=f"published:{algorithm}")
-    ax.plot([], [], color="0.3", linestyle="--", linewidth=1.0, marker="o", markerfacecolor="white", markersize=3,
-            label=PUBLISHED_LABEL)
+        ax.plot(rows["x"].to_numpy(float), y, gid=f"published:{algorithm}", **published_style(algorithm_style(algorithm)[1]))
+    ax.plot([], [], label=PUBLISHED_LABEL, **published_style("o"))
 
 
 def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
-                      published: pd.DataFrame | None = None) -> None:
-    """Error probability vs x, log y, one line per algorithm with a shaded 95% band.
+                      published: pd.DataFrame | None = None, switch: bool = False) -> None:
+    """Error probability vs x, log y, one line per algorithm with a shaded 95% band (a switch run's in
+    the switch look).
 
     A zero error probability has no place on a log axis; it is drawn at 1/n_trials
     (the smallest non-zero estimate possible) with a hollow marker, and the band's
@@ -97,8 +100,10 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
         twin = next((other for other, (ox, oy) in drawn.items() if np.array_equal(ox, x) and np.array_equal(oy, y)),
                     None)
         drawn[algorithm] = (x, y)
+        look = switch_style() if switch else {}
         ax.plot(x, y, color=colour, marker=marker, label=algorithm if twin is None else f"{algorithm} (on {twin})",
-                markevery=list(np.flatnonzero(~zero)), gid=f"curve:{algorithm}")
+                markevery=list(np.flatnonzero(~zero)), gid=series_gid(str(rows["experiment"].iloc[0]), algorithm),
+                **look)
         if zero.any():
             any_zero = True
             ax.plot(x[zero], y[zero], linestyle="none", marker=marker, markerfacecolor="white",
@@ -112,7 +117,9 @@ def plot_error_curves(table: pd.DataFrame, ax, xlabel: str, logx: bool = False,
                 markeredgecolor="0.3", label=ZERO_FLOOR_LABEL)
     ax.set_yscale("log")
     bottom, top = ax.get_ylim()
-    ax.set_ylim(bottom, min(top, 1.5))  # probabilities stop at 1
+    # probabilities stop at 1: an axis reaching past one half ends just above 1, its top labelled "1"
+    # (Fig. 2b's errors reach 0.87, above the last labelled tick, 0.5)
+    ax.set_ylim(bottom, PROBABILITY_TOP if top > 0.5 else top)
     log_y(ax)
     if logx:
         use_log_x(ax)
@@ -149,6 +156,7 @@ def log_y(ax, wide=(1.0,), narrow=(1.0, 2.0, 3.0, 5.0)) -> None:
 
 
 FEW_VALUES = 7
+PROBABILITY_TOP = 1.05     # a little above 1: a point at 1 keeps its whole marker
 
 
 def integer_x(ax, x) -> None:
@@ -212,9 +220,9 @@ def plot_min_gap(table_or_summaries, ax, xlabel: str, logx: bool = False, x_tick
     ax.set_ylabel(GAP_LABEL)
 
 
-def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
-    """Error probability per algorithm with 95% error bars, linear y, for one
-    setting; the published value as a dashed tick across each bar."""
+def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = None, switch: bool = False) -> None:
+    """Error probability per algorithm with 95% error bars, linear y, for one setting (a switch run's bars
+    open with a dashed edge); the published value as its algorithm's marker in the published look."""
     if table["x"].nunique(dropna=False) > 1:
         raise UserError("a bar chart shows one setting; the table has several x values")
     algorithms = _algorithms(table)
@@ -224,8 +232,12 @@ def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = No
     above = rows["ci95_high"].to_numpy(float) - p
     positions = np.arange(len(algorithms))
     colours = [algorithm_style(a)[0] for a in algorithms]
-    ax.bar(positions, p, color=colours, yerr=[below, above], capsize=3,
-           error_kw={"elinewidth": 1.0, "ecolor": "0.2"}, gid="error-bars")
+    look = {"facecolor": "white", "edgecolor": colours, "linestyle": "--", "linewidth": 1.2} if switch \
+        else {"color": colours}
+    bars = ax.bar(positions, p, yerr=[below, above], capsize=3, error_kw={"elinewidth": 1.0, "ecolor": "0.2"},
+                  gid="error-bars", **look)
+    for bar, algorithm in zip(bars, algorithms):
+        bar.set_gid(series_gid(str(rows.loc[algorithm, "experiment"]), algorithm))
     # Label every bar with its estimate, so a zero bar is seen as zero, not missing.
     top = max(float(rows["ci95_high"].max()), 1e-3)
     for pos, (prob, high, n_err, n) in enumerate(zip(p, rows["ci95_high"], rows["n_errors"],
@@ -236,10 +248,10 @@ def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = No
         values = published.set_index("algorithm")["error_prob"]
         for pos, algorithm in enumerate(algorithms):
             if algorithm in values.index:
-                ax.plot([pos - 0.4, pos + 0.4], [values[algorithm]] * 2, color="black", linestyle="--",
-                        linewidth=1.2, gid=f"published:{algorithm}")
+                ax.plot([pos], [values[algorithm]], gid=f"published:{algorithm}",
+                        **published_style(algorithm_style(algorithm)[1]))
                 top = max(top, float(values[algorithm]))
-        ax.plot([], [], color="black", linestyle="--", linewidth=1.2, label=PUBLISHED_LABEL)
+        ax.plot([], [], label=PUBLISHED_LABEL, **published_style("o"))
     ax.set_xticks(positions, algorithms, rotation=30, ha="right")
     ax.set_ylim(0, 1.15 * top)
     ax.set_ylabel("error probability")
@@ -248,15 +260,17 @@ def plot_error_bars(table: pd.DataFrame, ax, published: pd.DataFrame | None = No
 
 # ---------------------------------------------------------------- figure level
 
-KINDS = ("curves", "curves_gap", "bars")
+LAYOUTS = ("curves", "curves_gap", "bars")
 
 
-def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
-                 logx: bool = False, published=None, note: str | None = None) -> Figure:
+def build_figure(layout: str, tables, titles, xlabels=None, subtitles=None,
+                 logx: bool = False, published=None, note: str | None = None, switches=None) -> Figure:
     """Side-by-side panels, one per table; curves_gap adds a min-gap panel under
-    each. published: per panel, the published cells to draw dashed (or None)."""
-    if kind not in KINDS:
-        raise UserError(f"figure kind must be one of {KINDS}, got {kind!r}")
+    each. published: per panel, the published cells to draw beside it (or None); switches: per panel,
+    whether it draws a switch run (in the switch look). A figure with a switch run compares it with the
+    protocol's panel: its panels share their y axis."""
+    if layout not in LAYOUTS:
+        raise UserError(f"a P1-RAGE figure's layout is one of {LAYOUTS}, got {layout!r}")
     tables = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
     n = len(tables)
     titles = per_panel(titles, n, "title")
@@ -265,63 +279,96 @@ def build_figure(kind: str, tables, titles, xlabels=None, subtitles=None,
     published = list(published) if published is not None else [None] * n
     if len(published) != n:
         raise UserError(f"{len(published)} published tables for {n} panels")
-    height = {"curves": 2.9, "curves_gap": 4.0, "bars": 3.0}[kind] + LEGEND_HEIGHT
+    switches = [bool(x) for x in per_panel(switches, n, "switch")] if switches is not None else [False] * n
+    height = {"curves": 2.9, "curves_gap": 4.0, "bars": 3.0}[layout] + LEGEND_HEIGHT
     with matplotlib.rc_context(STYLE):
         fig = new_figure(1 if n == 1 else 2, height)
-        if kind == "curves_gap":
+        if layout == "curves_gap":
             grid = fig.add_gridspec(2, n, height_ratios=(3, 1.2))
         else:
             grid = fig.add_gridspec(1, n)
+        panels = []
         for i, table in enumerate(tables):
             ax = fig.add_subplot(grid[0, i])
-            subtitle = subtitles[i].replace("band:", "bars:", 1) if kind == "bars" and subtitles[i] else subtitles[i]
+            panels.append(ax)
+            subtitle = subtitles[i].replace("band:", "bars:", 1) if layout == "bars" and subtitles[i] else subtitles[i]
             set_panel_title(ax, titles[i] or "", subtitle)
-            if kind == "bars":
-                plot_error_bars(table, ax, published[i])
+            if layout == "bars":
+                plot_error_bars(table, ax, published[i], switch=switches[i])
                 continue
-            if kind == "curves":
-                plot_error_curves(table, ax, xlabels[i] or "x", logx=logx, published=published[i])
+            if layout == "curves":
+                plot_error_curves(table, ax, xlabels[i] or "x", logx=logx, published=published[i], switch=switches[i])
                 continue
-            plot_error_curves(table, ax, "", logx=logx, published=published[i])
+            plot_error_curves(table, ax, "", logx=logx, published=published[i], switch=switches[i])
             gap_ax = fig.add_subplot(grid[1, i], sharex=ax)
             plot_min_gap(table, gap_ax, xlabels[i] or "x", logx=logx, x_ticks=False)
             ax.tick_params(labelbottom=False)
-        add_figure_legend(fig, last_labels=(PUBLISHED_LABEL, ZERO_FLOOR_LABEL))
+        if any(switches):
+            share_y(panels)
+            panels[switches.index(True)].plot([], [], color="0.3", marker="o", label=SWITCH_LABEL, **switch_style())
+        add_figure_legend(fig, last_labels=(PUBLISHED_LABEL, SWITCH_LABEL, ZERO_FLOOR_LABEL))
         mark_preview(fig, note or None)
     return fig
 
 
-def write_figure(kind: str, tables, titles, stem, xlabels=None, subtitles=None,
-                 logx: bool = False, published=None, note: str | None = None) -> Figure:
-    fig = build_figure(kind, tables, titles, xlabels, subtitles, logx, published, note)
-    with matplotlib.rc_context(STYLE):
-        save_figure(fig, stem)
-    return fig
+def share_y(axes) -> None:
+    """One y range over the panels of a figure that compares them (a switch run beside the protocol's): the
+    union of their ranges, each with its ticks set again (a log panel's tick spacing follows its range). A
+    panel that says it has no errors keeps its empty axis."""
+    drawn = [ax for ax in axes if ax.get_yticks().size and not any(t.get_gid() == "no-errors" for t in ax.texts)]
+    if len(drawn) < 2:
+        return
+    bottom = min(ax.get_ylim()[0] for ax in drawn)
+    top = max(ax.get_ylim()[1] for ax in drawn)
+    for ax in drawn:
+        ax.set_ylim(bottom, top)
+        if ax.get_yscale() == "log":
+            log_y(ax)
+
+
+def figure_layout(panels: list[dict], spec: dict) -> str:
+    """How a figure is drawn, from what it shows: bars where every panel's experiment has one setting (an
+    error table without x), curves where each sweeps one, with the instances' minimum gap under the
+    curves where the figure's config says `min_gap: true`."""
+    single = [bool(p["table"]["x"].isna().all()) for p in panels]
+    if any(single) and not all(single):
+        raise UserError("a P1-RAGE figure draws bars (experiments of one setting) or curves (swept experiments) "
+                        "in every panel, not both; split it into two figures")
+    if all(single):
+        return "bars"
+    return "curves_gap" if spec.get("min_gap") else "curves"
 
 
 def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
-    """The figure of `spec["kind"]` (KINDS), one panel per dict: its error `table`, `title`, `xlabel`,
-    `subtitle`, `logx` (any panel's puts every panel on a log x) and the `published` cells to draw dashed
-    (or None); the note, if any, heads the figure."""
-    fig = build_figure(spec["kind"], [p["table"] for p in panels], [p["title"] for p in panels],
+    """The figure of `spec` (figure_layout), one panel per dict: its error `table`, `title`, `xlabel`,
+    `subtitle`, `logx` (any panel's puts every panel on a log x) and the `published` cells to draw beside
+    it (or None); the note, if any, heads the figure."""
+    fig = build_figure(figure_layout(panels, spec), [p["table"] for p in panels], [p["title"] for p in panels],
                        [p["xlabel"] for p in panels], [p["subtitle"] for p in panels],
-                       any(p["logx"] for p in panels), [p["published"] for p in panels])
+                       any(p["logx"] for p in panels), [p["published"] for p in panels],
+                       switches=[p.get("switch", False) for p in panels])
     with matplotlib.rc_context(STYLE):
         mark_heading(fig, note, preview)
         save_figure(fig, stem)
     return fig
 
 
-def figure_error_with_gap(table, title, xlabel, stem, subtitle=None, logx=False) -> Figure:
-    """Figs. 3 / 6 layout: error curves on top, the min-gap panel below sharing x."""
-    return write_figure("curves_gap", table, title, stem, xlabel, subtitle, logx)
+def make_figure(ctx, name: str, spec: dict) -> Figure:
+    """The figure `name` of the study's config (`spec`) from the error tables of the experiments its panels
+    draw, the authors' published cells beside them (linbandits.products.Context.figure_products)."""
+    from linbandits.studies.p1rage.products import error_table, panel_subtitle, synthetic_yahoo
+    from linbandits.studies.p1rage.published import published_for, read_published
 
-
-def figure_curves(table, title, xlabel, stem, subtitle=None, logx=False) -> Figure:
-    """Fig. 2 layout: error curves only."""
-    return write_figure("curves", table, title, stem, xlabel, subtitle, logx)
-
-
-def figure_bars(table, title, stem, subtitle=None) -> Figure:
-    """Figs. 4 / 5 layout: one bar per algorithm."""
-    return write_figure("bars", table, title, stem, None, subtitle)
+    published = read_published()
+    panels = []
+    for p in spec["panels"]:
+        exp = ctx.experiments[p["experiment"]]
+        table = error_table(ctx, exp.name)
+        # The authors' cells beside the experiment they reproduce (a switch run: its base's); none for
+        # Yahoo! on the synthetic stand-in (the authors ran real R6A).
+        base = exp.switch_of or exp.name
+        panels.append({"table": table, "switch": exp.switch_of is not None, "subtitle": panel_subtitle(ctx, exp.name, table),
+                       "title": p.get("title") or (f"{exp.choice} = {exp.switch}" if exp.switch_of else exp.title),
+                       "xlabel": p.get("xlabel", ""), "logx": p.get("logx", False),
+                       "published": None if synthetic_yahoo(ctx, exp.name) else published_for(base, published)})
+    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from linbandits.products import Product, claims_product
-from linbandits.runs import RunSet
+from linbandits.products import Product, claims_product, maker
 
 TITLE = "P1-RAGE (Xiong et al.): the paper's claims judged on the reproduced runs"
 PUBLISHED = "published_vs_reproduced"
@@ -32,20 +31,17 @@ def products(ctx) -> list[Product]:
     out.append(Product("table", PUBLISHED, comparison,
                        [str(PUBLISHED_CSV), *[f for n in published for f in ctx.runs_files(n) + ctx.summaries(n)]],
                        functools.partial(make_comparison, names=published), caption="published"))
-    for name, spec in (ctx.section.get("figures") or {}).items():
-        used = [p["experiment"] for p in spec["panels"] if p["experiment"] in exps]
-        opt_in = sorted({exps[n].opt_in for n in used if exps[n].opt_in})
-        out.append(Product("figure", name, ctx.figure_paths(name),
-                           [str(PUBLISHED_CSV), *[f for n in used for f in ctx.runs_files(n) + ctx.summaries(n)]],
-                           functools.partial(make_figure, name=name, spec=spec),
-                           caption=str(spec.get("caption", "figure")).removesuffix(".rst"),
-                           target=opt_in[0] if opt_in else ""))
-    if "soare_sto" in exps:
+    out += ctx.figure_products("linbandits.studies.p1rage.figures:make_figure", inputs=[str(PUBLISHED_CSV)],
+                               summaries=True)
+    theorem1 = (ctx.section.get("theorem1") or {}).get("experiment")
+    if theorem1:
         out.append(Product("figure", THEOREM1, ctx.figure_paths(THEOREM1),
-                           [*ctx.runs_files("soare_sto"), *ctx.summaries("soare_sto")], make_theorem1,
-                           caption="thm1"))
+                           [*ctx.runs_files(theorem1), *ctx.summaries(theorem1)],
+                           maker("linbandits.studies.p1rage.theorem1:make_theorem1", name=theorem1), caption="thm1",
+                           target=exps[theorem1].opt_in or ""))
+    roles = ctx.section.get("published") or {}
     out += claims_product(ctx, TITLE, extra_inputs=[comparison[0], str(PUBLISHED_CSV)], sections=claims_sections,
-                          caption="claims", witness=published_witness)
+                          caption="claims", witness=functools.partial(published_witness, roles=roles))
     return out
 
 
@@ -58,8 +54,7 @@ def comparison_paths(ctx) -> list[str]:
 def error_table(ctx, name: str):
     from linbandits.studies.p1rage.error_tables import experiment_table
 
-    return experiment_table(ctx.experiments[name], RunSet(ctx.runs_stem(name)),
-                            functools.partial(ctx.summary_path, name))
+    return experiment_table(ctx.experiments[name], ctx.runs(name), functools.partial(ctx.summary_path, name))
 
 
 def make_table(ctx, name: str) -> None:
@@ -81,10 +76,11 @@ def make_comparison(ctx, names) -> None:
 
     reproduced = pd.concat([error_table(ctx, n) for n in names], ignore_index=True)
     yahoo_is_r6a = (ctx.config.get("r6a") or {}).get("source", "synthetic") == "r6a"
-    write_comparison(compare(read_published(), reproduced, yahoo_is_r6a), *comparison_paths(ctx))
+    roles = ctx.section.get("published") or {}
+    write_comparison(compare(read_published(), reproduced, yahoo_is_r6a, roles), roles, *comparison_paths(ctx))
 
 
-# ------------------------------------------------------------------ figures
+# ------------------------------------------------------------------ what the figures read
 
 def panel_subtitle(ctx, name: str, table) -> str:
     """The run count of a panel (from its table), and whether it reads the synthetic stand-in for R6A (a
@@ -97,50 +93,13 @@ def panel_subtitle(ctx, name: str, table) -> str:
     return "; ".join(notes)
 
 
-def figure_note(ctx) -> str:
-    return ctx.note()
-
-
-def make_figure(ctx, name: str, spec: dict) -> None:
-    from linbandits.studies.p1rage.figures import draw_figure
-    from linbandits.studies.p1rage.published import published_for, read_published
-
-    published = read_published()
-    panels = [p for p in spec["panels"] if p["experiment"] in ctx.experiments]
-    tables, titles, xlabels, subtitles, overlays = [], [], [], [], []
-    for p in panels:
-        exp = ctx.experiments[p["experiment"]]
-        tables.append(error_table(ctx, exp.name))
-        subtitles.append(panel_subtitle(ctx, exp.name, tables[-1]))
-        titles.append(p.get("title") or (f"{exp.choice} = {exp.switch}" if exp.switch_of else exp.title))
-        xlabels.append(p.get("xlabel", ""))
-        # The authors' curve, dashed, beside the experiment it reproduces (a switch run: its base's);
-        # none for Yahoo! on the synthetic stand-in (the authors ran real R6A).
-        base = exp.switch_of or exp.name
-        overlays.append(None if synthetic_yahoo(ctx, exp.name) else published_for(base, published))
-    draw_figure([{"table": t, "title": title, "xlabel": x, "subtitle": s, "logx": p.get("logx", False), "published": o}
-                 for t, title, x, s, p, o in zip(tables, titles, xlabels, subtitles, panels, overlays)],
-                spec, ctx.figure_stem(name), "", figure_note(ctx))
-
-
-def make_theorem1(ctx) -> None:
-    from linbandits.studies.p1rage.error_tables import read_summary
-    from linbandits.studies.p1rage.theorem1 import write_theorem1
-
-    exp = ctx.experiments["soare_sto"]
-    summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
-    table = error_table(ctx, exp.name)
-    write_theorem1(table, summaries, ctx.figure_stem(THEOREM1),
-                   panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=figure_note(ctx))
-
-
 # ------------------------------------------------------------------ claims
 
-def published_witness(evidence):
+def published_witness(evidence, roles: dict):
     """The paper's published cells, judged beside the reproduction (each at its effective size)."""
     from linbandits.studies.p1rage.published import PublishedEvidence
 
-    return PublishedEvidence(evidence)
+    return PublishedEvidence(evidence, roles)
 
 
 def claims_sections(ctx, results) -> list[list[str]]:
@@ -154,18 +113,19 @@ def claims_sections(ctx, results) -> list[list[str]]:
             sections.append(["## Synthetic stand-in for R6A", "",
                              f"The verdicts of {', '.join(f'`{h}`' for h in hit)} were computed on the synthetic "
                              "stand-in for R6A (`r6a: source: synthetic`): they say nothing about the paper's data."])
-    lines, _ = published_section(comparison_paths(ctx)[0])
+    lines, _ = published_section(comparison_paths(ctx)[0], ctx.section.get("published") or {})
     sections.append(lines)
     return sections
 
 
-def published_section(path) -> tuple[list[str], dict]:
-    """Markdown lines and the summary of the published-vs-reproduced table at `path` (its CSV)."""
+def published_section(path, roles: dict) -> tuple[list[str], dict]:
+    """Markdown lines and the summary of the published-vs-reproduced table at `path` (its CSV); roles: the
+    config's `published:`."""
     import pandas as pd
 
     from linbandits.studies.p1rage.published import summary, summary_line
 
-    s = summary(pd.read_csv(path))
+    s = summary(pd.read_csv(path), roles)
     lines = ["## Published beside reproduced", "", summary_line(s) + ".", ""]
     if s["differs"]:
         lines += ["Cells that differ:", ""] + [

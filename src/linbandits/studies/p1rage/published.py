@@ -39,7 +39,6 @@ from linbandits.tables import table_to_csv, table_to_latex, table_to_markdown
 PUBLISHED_CSV = Path(__file__).with_name("p1rage_published.csv")
 LEVEL = 0.99
 SERIES_ALPHA = 0.01
-YAHOO = "yahoo_repeat"
 CONSISTENT, DIFFERS, NOT_COMPARABLE, NOT_RUN = "consistent", "differs", "not comparable (synthetic stand-in)", "not run"
 WITHIN, BEYOND = "within", "beyond"
 CELL_COLUMNS = ["experiment", "algorithm", "x", "published_p", "published_n", "effective_n", "compared_n",
@@ -49,7 +48,7 @@ CELL_COLUMNS = ["experiment", "algorithm", "x", "published_p", "published_n", "e
 # many independent trials each of its trials weighs like). Run 1: six workers forked from one
 # generator, so six interleaved copies (exact); run 2: the moment estimate over the 32 cells with
 # errors, (e_mid - e_last)^2 against the binomial variance, ~28 (docs/p1rage.md); run 3: independent.
-THREE_RUN_EXPERIMENT, THREE_RUN_LENGTH = "soare_sto", 21000
+THREE_RUN_LENGTH = 21000
 THREE_RUNS = ((1000, 6.0), (10000, 28.0), (10000, 1.0))
 
 
@@ -64,11 +63,12 @@ def three_run_n(runs=THREE_RUNS) -> float:
 THREE_RUN_N = round(three_run_n())
 
 
-def compared_n(experiment: str, n_trials: int, effective_n: float) -> float:
+def compared_n(experiment: str, n_trials: int, effective_n: float, three_runs: str | None) -> float:
     """The size a published cell is compared at: its effective_n, capped at THREE_RUN_N for the Fig. 2a
-    cells of three appended runs (the 500-trial blocks see only part of their dependence; a cell's
-    block estimate below the cap already shows more, and is kept)."""
-    if experiment == THREE_RUN_EXPERIMENT and int(n_trials) == THREE_RUN_LENGTH:
+    cells of three appended runs (those of experiment `three_runs`, the config's `published: three_runs`;
+    the 500-trial blocks see only part of their dependence; a cell's block estimate below the cap
+    already shows more, and is kept)."""
+    if experiment == three_runs and int(n_trials) == THREE_RUN_LENGTH:
         return min(float(effective_n), float(THREE_RUN_N))
     return float(effective_n)
 # Each cell row also carries its series' test (empty where the cell was not compared).
@@ -142,9 +142,11 @@ def _key(x) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{float(x):g}"
 
 
-def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: bool,
+def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: bool, roles: dict,
             level: float = LEVEL) -> pd.DataFrame:
-    """One row per published cell (COLUMNS): the cell's own comparison and its series' test."""
+    """One row per published cell (COLUMNS): the cell's own comparison and its series' test. roles: the
+    config's `published:` (the experiment of the authors' real-R6A cells, `r6a`, and of Fig. 2a's
+    three-run arrays, `three_runs`)."""
     from scipy.stats import norm   # here: the figure jobs import this module for the published cells alone
 
     critical = norm.ppf(0.5 + level / 2)
@@ -152,7 +154,7 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
     rows = []
     for r in published.itertuples():
         p_pub = r.n_errors / r.n_trials
-        n_compared = compared_n(r.experiment, r.n_trials, r.effective_n)
+        n_compared = compared_n(r.experiment, r.n_trials, r.effective_n, roles.get("three_runs"))
         row = {"experiment": r.experiment, "algorithm": r.algorithm, "x": r.x, "published_p": p_pub,
                "published_n": int(r.n_trials), "effective_n": float(r.effective_n), "compared_n": n_compared,
                "reproduced_p": np.nan,
@@ -163,7 +165,7 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
         else:
             p_rep, n_rep = match.n_errors / match.n_trials, int(match.n_trials)
             row.update(reproduced_p=p_rep, reproduced_n=n_rep, difference=p_rep - p_pub)
-            if r.experiment == YAHOO and not yahoo_is_r6a:
+            if r.experiment == roles.get("r6a") and not yahoo_is_r6a:
                 row["verdict"] = NOT_COMPARABLE
             else:
                 z = z_at_effective_size(p_pub, n_compared, p_rep, n_rep)
@@ -172,10 +174,10 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame, yahoo_is_r6a: boo
     return _with_series(pd.DataFrame(rows, columns=CELL_COLUMNS), SERIES_ALPHA)
 
 
-def summary(comparison: pd.DataFrame, series_alpha: float = SERIES_ALPHA) -> dict:
-    synthetic = comparison[comparison["experiment"] != YAHOO]
+def summary(comparison: pd.DataFrame, roles: dict, series_alpha: float = SERIES_ALPHA) -> dict:
+    synthetic = comparison[comparison["experiment"] != roles.get("r6a")]
     compared = synthetic[synthetic["verdict"].isin([CONSISTENT, DIFFERS])]
-    yahoo = comparison[comparison["experiment"] == YAHOO]
+    yahoo = comparison[comparison["experiment"] == roles.get("r6a")]
     series = series_tests(comparison, series_alpha)
     return {"synthetic_cells": int(len(synthetic)), "compared": int(len(compared)),
             "series": int(len(series)), "series_alpha": series_alpha,
@@ -203,8 +205,8 @@ def summary_line(s: dict) -> str:
     return line + f"; Yahoo! R6A rows: {s['yahoo']}"
 
 
-def write_comparison(comparison: pd.DataFrame, csv_path, md_path, tex_path) -> dict:
-    s = summary(comparison)
+def write_comparison(comparison: pd.DataFrame, roles: dict, csv_path, md_path, tex_path) -> dict:
+    s = summary(comparison, roles)
     series = series_tests(comparison, s["series_alpha"])
     cells = comparison[CELL_COLUMNS]
     write_text_atomic(csv_path, table_to_csv(comparison))
@@ -234,8 +236,8 @@ class PublishedEvidence:
     the engine analyses them unpaired. Settings are the run's own, matched by their swept value.
     Yahoo! cells are the authors' real-R6A runs: on them a claim about R6A is judged for real."""
 
-    def __init__(self, evidence, table: pd.DataFrame | None = None):
-        self.evidence, self.extras = evidence, {}
+    def __init__(self, evidence, roles: dict, table: pd.DataFrame | None = None):
+        self.evidence, self.extras, self.roles = evidence, {}, roles
         self.table = read_published() if table is None else table
         # (exp, setting, algorithm) -> (n, errors), or the Missing it raised: the engine asks for the
         # same cell over and over (P1-RAGE's preview claims ~1,100 times, ~1.5 ms of pandas each)
@@ -292,7 +294,8 @@ class PublishedEvidence:
         if rows.empty:
             raise Missing(f"no published cell of {algorithm} in {exp}" + (f" at x = {x:g}" if x is not None else ""))
         row = rows.iloc[0]
-        n = max(1, int(round(compared_n(exp, int(row["n_trials"]), float(row["effective_n"])))))
+        n = max(1, int(round(compared_n(exp, int(row["n_trials"]), float(row["effective_n"]),
+                                        self.roles.get("three_runs")))))
         errors = int(round(float(row["n_errors"]) / float(row["n_trials"]) * n))
         return n, errors
 

@@ -3,7 +3,9 @@ of the mean shaded (Student's t over the runs), and each series' OLS slope fit d
 bootstrap CI (the slopes table's numbers).
 
 One colour and marker per algorithm throughout the study; a switch run's series keep their
-algorithm's colour and marker, with a dashed or dotted line and open markers.
+algorithm's colour and marker in the house's switch look (dashed, open markers), and every fit line is
+thin and solid in its series' colour, as the legend shows it (linbandits.plotting). A user's own
+algorithm (extra_algorithms) is drawn like the paper's, in the house's user look.
 """
 from __future__ import annotations
 
@@ -12,15 +14,16 @@ import re
 import numpy as np
 from matplotlib.figure import Figure
 
-from linbandits.plotting import (BAND_ALPHA, algorithm_style, band_phrase, house_style, mark_heading, mean_interval,
-                                 new_figure, save_figure, set_panel_title, use_log_x, use_log_y)
+from linbandits.plotting import (BAND_ALPHA, FIT_STYLE, algorithm_style, band_phrase, house_style, mark_heading,
+                                 mean_interval, new_figure, save_figure, series_gid, set_panel_title, switch_style,
+                                 use_log_x, use_log_y)
 
 PALETTE = {"SW-UCB": ("#1f77b4", "o"), "EXP3.S": ("#d62728", "s"), "BOB": ("#2ca02c", "^")}
-SWITCH_STYLES = ("--", ":", "-.")
 FIT_LABEL = "OLS fit; fan: the slope's 95% bootstrap CI"
-# A switch run's options in words (the series' key in the slopes table is 'EXP3.S (variant=rexp3)').
-OPTION_WORDS = {"variant=rexp3": "Rexp3, restarts", "variation=budget": "V = B_T",
-                "window=known": "told B_T"}
+# A switch run's options in words (the series' key in the slopes table is 'EXP3.S (variant=rexp3)'); no
+# subscript in a legend (B_T would be drawn at 4.9 pt)
+OPTION_WORDS = {"variant=rexp3": "Rexp3, restarts", "variation=budget": "V = the variation budget",
+                "window=known": "told the variation budget"}
 
 
 def in_words(label: str) -> str:
@@ -29,13 +32,11 @@ def in_words(label: str) -> str:
     return re.sub(r"(\w+)=([^,)]+)", lambda m: OPTION_WORDS.get(m.group(0), f"{m.group(1)} = {m.group(2)}"), label)
 
 
-def series_style(algorithm: str, k: int) -> dict:
-    """k = 0 for the panel's published experiment, 1, 2, ... for the switch runs drawn beside it."""
+def series_style(algorithm: str, switch: int | None) -> dict:
+    """switch: None for a series of the paper's protocol, else the index of the switch run in its panel
+    (0, 1, ...), drawn in the house's switch look."""
     colour, marker = algorithm_style(algorithm, PALETTE)
-    style = {"color": colour, "marker": marker, "linestyle": "-" if k == 0 else SWITCH_STYLES[(k - 1) % 3]}
-    if k:
-        style["markerfacecolor"] = "white"
-    return style
+    return {"color": colour, "marker": marker, **({"linestyle": "-"} if switch is None else switch_style(switch))}
 
 
 def fit_of(slopes, experiment: str, label: str):
@@ -55,22 +56,22 @@ def legend_label(label: str, n_runs: int, fit) -> str:
     return text + (f", theory {theory:.3f}" if np.isfinite(theory) else "")
 
 
-def draw_series(ax, T, runs, label, style, fit) -> tuple[float, float]:
-    """Means with their 95% interval shaded, and the fit line with its CI fan; the y range drawn."""
+def draw_series(ax, T, runs, label, style, fit, gid=None) -> tuple[float, float]:
+    """Means with their 95% interval shaded, and the fit line (the house's fit look) with its CI fan; the y
+    range drawn."""
     stats = np.array([[float(v) for v in mean_interval(np.asarray(r, float))] for r in runs])
     mean, low, high = stats.T
     low = np.maximum(low, mean * 1e-3)          # a log axis has no room for <= 0
     colour = style["color"]
     ax.fill_between(T, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0)
-    ax.plot(T, mean, label=label, linewidth=1.0, **style)
+    ax.plot(T, mean, label=label, linewidth=1.0, gid=gid, **style)
     if fit is not None:
         slope, s_low, s_high, _ = fit
         x, y = np.log(T), np.log(mean)
         xc, yc = x.mean(), y.mean()
         grid = np.linspace(x[0], x[-1], 50)
         lines = np.stack([yc + s * (grid - xc) for s in (slope, s_low, s_high)])
-        ax.plot(np.exp(grid), np.exp(lines[0]), color=colour, linewidth=0.8, alpha=0.8,
-                linestyle=style["linestyle"])
+        ax.plot(np.exp(grid), np.exp(lines[0]), color=colour, **FIT_STYLE)
         ax.fill_between(np.exp(grid), np.exp(lines[1:].min(axis=0)), np.exp(lines[1:].max(axis=0)), color=colour,
                         alpha=0.35, linewidth=0)
     return float(low.min()), float(high.max())
@@ -80,7 +81,7 @@ def draw_panel(ax, panel: dict, legend_ax=None) -> None:
     """One panel with its own legend below it (in legend_ax, a blank row kept for it, so that the layout
     sizes the figure for it): a series' slope (from the panel's `slopes` table) belongs to its panel."""
     n_runs = set()
-    for k, experiment, series in panel["series"]:
+    for switch, experiment, series in panel["series"]:
         groups: dict = {}
         for s in series:
             groups.setdefault((s.algorithm, s.label), []).append(s)
@@ -91,13 +92,14 @@ def draw_panel(ax, panel: dict, legend_ax=None) -> None:
             n = min(len(r) for r in runs)
             n_runs.add(n)
             fit = fit_of(panel["slopes"], experiment, label)
-            draw_series(ax, T, runs, legend_label(label, n, fit), series_style(algorithm, k), fit)
+            draw_series(ax, T, runs, legend_label(label, n, fit), series_style(algorithm, switch), fit,
+                        gid=series_gid(experiment, algorithm))
     use_log_x(ax)
     use_log_y(ax, subs=(1.0, 2.0, 5.0))
     ax.set_xlabel("horizon T")
     ax.set_ylabel("mean cumulative dynamic regret")
     set_panel_title(ax, panel["title"], band_phrase(n_runs) + " per point")
-    ax.plot([], [], color="0.4", linewidth=0.8, label=FIT_LABEL)
+    ax.plot([], [], color="0.4", label=FIT_LABEL, **FIT_STYLE)
     if legend_ax is None:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
     else:
@@ -111,8 +113,9 @@ def legend_entries(panel: dict) -> int:
 
 
 def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: str) -> Figure:
-    """Panels side by side, each a dict with its `title`, `series` ((index, experiment, [Series]) triples)
-    and the `slopes` table its fits are read from; the note, if any, heads the figure."""
+    """Panels side by side, each a dict with its `title`, `series` ((switch, experiment, [Series]) triples:
+    switch None for the protocol's runs, else the switch run's index in the panel) and the `slopes` table its
+    fits are read from; the note, if any, heads the figure."""
     with house_style():
         most = max(legend_entries(p) for p in panels)
         legend_height = 0.29 * most                     # an entry is two lines of 7 pt
@@ -126,3 +129,21 @@ def draw_figure(panels: list[dict], spec: dict, stem: str, note: str, preview: s
         mark_heading(fig, note, preview)
         save_figure(fig, stem)
         return fig
+
+
+def make_figure(ctx, name: str, spec: dict) -> Figure:
+    """The figure `name` of the study's config (`spec`) from the runs of the experiments its panels draw and
+    the slopes table (linbandits.products.Context.figure_products)."""
+    import pandas as pd
+
+    from linbandits.studies.swucb import results
+
+    slopes = pd.read_csv(ctx.table_paths("slopes")[0])
+    panels = []
+    for p in spec["panels"]:
+        names = ctx.panel_experiments(spec, p)
+        switches = [n for n in names if ctx.experiments[n].switch_of]
+        series = [(switches.index(n) if n in switches else None, n,
+                   results.experiment_series(ctx.experiments[n], ctx.runs(n))) for n in names]
+        panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series})
+    return draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_stem(name), "", ctx.note())

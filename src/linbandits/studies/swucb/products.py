@@ -8,12 +8,7 @@ sequence, which only the instance holds.
 """
 from __future__ import annotations
 
-import functools
-
-from linbandits.claims.engine import fmt
 from linbandits.products import Product, claims_product
-from linbandits.runs import RunSet
-from linbandits.studies.swucb import results
 from linbandits.studies.swucb.quantities import QUANTITIES
 
 TITLE = "SW-UCB / BOB (Cheung, Simchi-Levi, Zhu 2019): claims C1-C5 of Sec. 7 judged on the reproduced runs"
@@ -31,12 +26,7 @@ def products(ctx) -> list[Product]:
         Product("table", "ratios", ctx.table_paths("ratios"), runs, make_ratios, caption="ratios"),
         Product("table", "variation", ctx.table_paths("variation"), npz, make_variation, caption="variation"),
     ]
-    slopes_csv = ctx.table_paths("slopes")[0]
-    for name, spec in (ctx.section.get("figures") or {}).items():
-        used = [n for p in spec["panels"] for n in [p["experiment"], *p.get("also", [])] if n in exps]
-        out.append(Product("figure", name, ctx.figure_paths(name),
-                           [f for n in dict.fromkeys(used) for f in ctx.runs_files(n)] + [slopes_csv],
-                           functools.partial(make_figure, name=name, spec=spec), caption=spec.get("caption", "")))
+    out += ctx.figure_products("linbandits.studies.swucb.figures:make_figure", inputs=[ctx.table_paths("slopes")[0]])
     variation_csv = ctx.table_paths("variation")[0]
     out += claims_product(ctx, TITLE, quantities=QUANTITIES, extra_inputs=[variation_csv],
                           extras=lambda c: {"variation": c.table_paths("variation")[0]},
@@ -49,8 +39,10 @@ def products(ctx) -> list[Product]:
 def all_series(ctx) -> tuple[list, list]:
     """(the series of every built experiment in order, the series of every switch run with its base's
     other series beside it)."""
+    from linbandits.studies.swucb import results
+
     exps = ctx.built()
-    own = {n: results.experiment_series(e, RunSet(ctx.runs_stem(n))) for n, e in exps.items()}
+    own = {n: results.experiment_series(e, ctx.runs(n)) for n, e in exps.items()}
     merged = []
     for n, e in exps.items():
         if e.switch_of and e.switch_of in own:
@@ -65,49 +57,33 @@ def _write(ctx, name, table, exact=("T",)) -> None:
 
 
 def make_regret(ctx) -> None:
+    from linbandits.studies.swucb import results
+
     _write(ctx, "regret", results.regret_table(all_series(ctx)[0]))
 
 
 def make_slopes(ctx) -> None:
+    from linbandits.studies.swucb import results
+
     _write(ctx, "slopes", results.slopes_table(all_series(ctx)[0]))
 
 
 def make_ratios(ctx) -> None:
+    from linbandits.studies.swucb import results
+
     own, merged = all_series(ctx)
     published = [s for s in own if not ctx.experiments[s.experiment].switch_of]
     _write(ctx, "ratios", results.ratios_table(published + merged))
 
 
 def make_variation(ctx) -> None:
+    from linbandits.studies.swucb import results
+
     instances = []
     for n, e in ctx.built().items():
         if not e.switch_of:
             instances += [(n, e.value_of(s), ctx.instance_path(n, s)) for s in e.setting_ids()]
     _write(ctx, "variation", results.variation_table(instances))
-
-
-# ------------------------------------------------------------------ figures
-
-def make_figure(ctx, name, spec) -> None:
-    import pandas as pd
-
-    from linbandits.studies.swucb.figures import draw_figure
-
-    exps = ctx.built()
-    slopes = pd.read_csv(ctx.table_paths("slopes")[0])
-    cache: dict = {}
-    panels = []
-    for p in spec["panels"]:
-        series = []
-        for k, n in enumerate([p["experiment"], *p.get("also", [])]):
-            if n not in exps:
-                continue
-            if n not in cache:
-                cache[n] = results.experiment_series(exps[n], RunSet(ctx.runs_stem(n)))
-            series.append((k, n, cache[n]))
-        panels.append({"title": p.get("title") or exps[p["experiment"]].title, "series": series})
-    draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_stem(name), "",
-                ctx.note())
 
 
 # ------------------------------------------------------------------ claims
@@ -117,18 +93,20 @@ INTRO = ("The figures' series of a (figure, T, repetition) share one noise matri
 
 
 def reference_sections(ctx, claim_results) -> list:
-    """The estimates behind the verdicts under the switches (the report lists their verdicts only), and C4
-    again with SW-UCB told B_T (the `window` switch): not a choice of the claim (the paper's Fig. 2 has
-    B_T unknown), shown as a reference."""
+    """The estimates behind the verdicts under the switches (the report lists their verdicts only): every
+    claim under every switch run of a choice it names and of an experiment it reads; and the config's
+    `reference` claim again with SW-UCB told B_T (its `choice`, the `window` switch): not a choice of the
+    claim (the paper's Fig. 2 has B_T unknown), shown as a reference."""
+    from linbandits.claims.engine import experiments_of
     from linbandits.claims.load import load_claims
 
     claims = {c["id"]: c for c in load_claims(products_claims_path(ctx))}
     out = []
     rows = []
-    for cid in ("C1", "C2"):
+    for cid, claim in claims.items():
         for sw in ctx.switches():
-            if cid in claims and sw["choice"] in claims[cid].get("choices", []) and sw["base"] == "swucb_fig1":
-                verdict, leaves = _judged_under(ctx, claims[cid], sw)
+            if sw["choice"] in claim.get("choices", []) and sw["base"] in experiments_of(claim):
+                verdict, leaves = _judged_under(ctx, claim, sw)
                 rows += [f"| {cid} | {sw['choice']} = {sw['value']} | {leaf.label} | {_interval(leaf)} | {leaf.verdict} |"
                          for leaf in leaves]
     if rows:
@@ -137,15 +115,18 @@ def reference_sections(ctx, claim_results) -> list:
                     "base's runs on the same seeds.", "",
                     f"| claim | switch | part | estimate [{100 * ctx.level:g}% CI] | part verdict |", "|---|---|---|---|---|",
                     *rows])
-    c4 = claims.get("C4")
-    found = [sw for sw in ctx.switches() if sw["choice"] == "window" and sw["base"] == "swucb_fig2"]
-    if c4 is not None and found:
+    reference = ctx.section.get("reference") or {}
+    cid = reference.get("claim")
+    claim = claims.get(cid)
+    found = [sw for sw in ctx.switches() if claim is not None and sw["choice"] == reference.get("choice")
+             and sw["base"] in experiments_of(claim)]
+    if found:
         sw = found[0]
-        verdict, leaves = _judged_under(ctx, c4, sw)
-        out.append(["## Reference: C4 with SW-UCB told B_T (`window` = known)", "",
+        verdict, leaves = _judged_under(ctx, claim, sw)
+        out.append([f"## Reference: {cid} with SW-UCB told B_T (`{sw['choice']}` = {sw['value']})", "",
                     "The paper's Fig. 2 has B_T unknown, so its SW-UCB runs the B_T-agnostic window; told the nominal "
                     "B_T (Thm 3's window, slope 7/9 < BOB's 5/6) it is not the paper's series, and this is not a "
-                    f"verdict on the claim. C4's test with SW-UCB's runs from {sw['switch']} (BOB's from {sw['base']}, "
+                    f"verdict on the claim. {cid}'s test with SW-UCB's runs from {sw['switch']} (BOB's from {sw['base']}, "
                     f"the same seeds): **{verdict}**.", "",
                     f"| part (SW-UCB told B_T) | estimate [{100 * ctx.level:g}% CI] | part verdict |", "|---|---|---|",
                     *[f"| {leaf.label} | {_interval(leaf)} | {leaf.verdict} |" for leaf in leaves]])
@@ -164,6 +145,8 @@ def _judged_under(ctx, claim, sw):
 
 
 def _interval(leaf) -> str:
+    from linbandits.claims.engine import fmt
+
     e = leaf.estimate
     return f"{fmt(e.value)} [{fmt(e.low)}, {fmt(e.high)}]"
 
@@ -172,4 +155,3 @@ def products_claims_path(ctx) -> str:
     from linbandits.products import claims_table_path
 
     return claims_table_path(ctx.study)
-

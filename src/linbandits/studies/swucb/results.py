@@ -24,8 +24,6 @@ Z_BAND = 1.96
 # had (its numbers stay the same); the claims judge the same estimator with the engine's resamples.
 BOOTSTRAP = 2000
 SLOPE_ALPHA = 0.025          # the table's ci95 columns: a two-sided 95% percentile interval
-DEFAULT_OPTIONS = {"SW-UCB": {"window": "agnostic", "lam": 1.0, "S": 1.0}, "BOB": {"lam": 1.0, "S": 1.0},
-                   "EXP3.S": {"variant": "exp3s", "variation": "instance"}}
 REGRET_COLUMNS = ["figure", "series", "T", "B_T", "n_runs", "mean_regret", "se", "band_low", "band_high"]
 SLOPE_COLUMNS = ["figure", "series", "slope", "ci95_low", "ci95_high", "theory_slope", "theory_rate", "n_T",
                  "T_min", "T_max"]
@@ -49,8 +47,11 @@ class Series:
 
 
 def series_label(algorithm: str, options: dict) -> str:
-    """The algorithm, with every option that differs from its default: 'SW-UCB (window=known)'."""
-    defaults = DEFAULT_OPTIONS.get(algorithm, {})
+    """The algorithm, with every option that differs from its default (the algorithm's own `defaults`, a
+    user's algorithm's too): 'SW-UCB (window=known)'."""
+    from linbandits import catalogue
+
+    defaults = catalogue.algorithm_class(algorithm).defaults
     changed = [f"{k}={v}" for k, v in sorted(options.items()) if str(defaults.get(k)) != str(v)]
     return f"{algorithm} ({', '.join(changed)})" if changed else algorithm
 

@@ -17,9 +17,7 @@ def accuracy(ctx):
     """(runs, share correct, its 95% Wilson interval) of Toy-Uniform."""
     from scipy.stats import binomtest
 
-    from linbandits.runs import RunSet
-
-    correct = RunSet(ctx.runs_stem(EXPERIMENT)).column("single", "Toy-Uniform", "correct")
+    correct = ctx.runs(EXPERIMENT).column("single", "Toy-Uniform", "correct")
     interval = binomtest(int(correct.sum()), correct.size).proportion_ci(method="wilson")
     return correct.size, float(correct.mean()), float(interval.low), float(interval.high)
 
