@@ -38,6 +38,9 @@ SHARED_COMMANDS = {
     "overview": ("linbandits.overview:main", "the overview page: every study, its figures and claims"),
     "products": ("linbandits.products:main", "a study's tables, figures or claims from its runs"),
     "collect-runs": ("linbandits.runs:main_collect", "check an experiment's raw chunks and write its runs file"),
+    "archive": ("linbandits.archive.pack:main", "a finished run's runs, configs and environment in one file"),
+    "rebuild": ("linbandits.archive.rebuild:main", "every product of an archived run again, without a simulation"),
+    "verify": ("linbandits.archive.verify:main", "replay sampled run ranges of an archive and compare them"),
 }
 
 
