@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from linbandits.archive import lock
-from linbandits.archive.pack import PACKAGE_DIR, sha256_file
+from linbandits.archive.pack import PACKAGE_DIR, sha256_file, source_commit
 from linbandits.archive.unpack import Unpacked, unpack
 from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
@@ -97,6 +97,10 @@ def report(unpacked: Unpacked, rows, differences, seconds: float) -> str:
              f"Made by linbandits {info['linbandits']} at commit {info['commit']} ({info['tree']} tree); rebuilt in "
              f"{seconds:.1f} s without a simulation. Each product below is compared with the SHA-256 of the run's own "
              f"file, recorded in the archive.", ""]
+    here = source_commit()["commit"]
+    if here != info["commit"]:
+        lines += [f"This linbandits is at commit {here}, not the archive's: where the code that makes a product changed "
+                  f"in between, that product differs.", ""]
     lines += ["This machine is the archive's platform (CPU, LLVM target, BLAS kernels and the products' packages)."
               if not differences else "This machine differs from the archive's platform, so products may differ in "
                                       "their last digits or pixels: " + "; ".join(differences) + ".", ""]
