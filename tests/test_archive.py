@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from linbandits import catalogue, cli, products
 from linbandits.archive import lock
@@ -262,8 +263,12 @@ def test_verify_replays_and_catches_a_changed_algorithm(archived, capsys, monkey
 
 
 def test_verify_by_distribution_accepts_the_honest_replay_and_refuses_a_shift(archived, capsys, monkeypatch):
-    """Across CPUs verify compares distributions (here forced with --mode distribution): the honest
-    replay agrees; a P1-RAGE algorithm whose recommendation is shifted by one arm is refused."""
+    """Across CPUs verify compares distributions: a replay under other BLAS kernels (OPENBLAS_CORETYPE,
+    whose bits may differ) agrees; so does the honest replay here with --mode distribution, and a P1-RAGE
+    algorithm whose recommendation is shifted by one arm is refused."""
+    across = lb("verify", archived, "--sample", "5", "--seed", VERIFY_SEED, env={"OPENBLAS_CORETYPE": "Prescott"})
+    assert across.returncode == 0 and "not the archive's platform" in across.stdout, across.stdout + across.stderr
+    assert "Kolmogorov-Smirnov" in across.stdout and len(table_rows(across.stdout)) == 5
     code, text = verify_in_process(archived, capsys, "--mode", "distribution")
     rows = table_rows(text)
     assert code == 0 and "Kolmogorov-Smirnov" in text, text
@@ -292,3 +297,51 @@ def test_snakemake_archive_rule_archives_the_finished_run(full_run, archived, tm
     # the same files; the lock alone may differ (Snakemake gives its jobs thread-count variables)
     assert set(theirs) == set(ours)
     assert [n for n in ours if ours[n] != theirs[n] and not n.endswith(("environment.json", "MANIFEST.sha256"))] == []
+
+
+@pytest.fixture(scope="module")
+def user_run(tmp_path_factory, snakemake):
+    """A P1-RAGE-only run (the others disabled) with two user algorithms: `Uniform` in a file beside the
+    run (archived with it) and `Elsewhere` in a file outside it (not archived), archived by the rule."""
+    from linbandits.study_config import read_config
+
+    work = tmp_path_factory.mktemp("user_run")
+    example = REPO / "examples" / "p1rage_uniform" / "uniform.py"
+    shutil.copy(example, work / "uniform.py")
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "twin.py"
+    shutil.copy(example, elsewhere)
+    test_config = REPO / ".test" / "config" / "config.yaml"
+    config = yaml.safe_load(test_config.read_text())
+    p1rage = read_config(test_config)["studies"]["p1rage"]
+    experiments = {k: None for k in p1rage["experiments"]}
+    experiments["soare_sto"] = {"values": [10], "trials": 40}
+    config["studies"] = {"p1rage": {"experiments": experiments, "switches": [],
+                                    "figures": {k: None for k in p1rage["figures"] if k != "fig2a_soare_sto"}},
+                         **{s: {"enabled": False} for s in catalogue.studies() if s != "p1rage"}}
+    config["extra_algorithms"] = {"p1rage": {"Uniform": "uniform.py:Uniform", "Elsewhere": f"{elsewhere}:Uniform"}}
+    (work / "config").mkdir()
+    (work / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    snakemake(work, "--cores", "2", "archive")
+    return work, elsewhere
+
+
+def test_user_algorithms_are_replayed_when_their_code_is_archived_and_named_when_not(user_run, tmp_path):
+    work, elsewhere = user_run
+    (archive,) = (work / "archive").iterdir()
+    inside = {n.split("/", 1)[1] for n in members(archive)}
+    assert "run/uniform.py" in inside and not [n for n in inside if n.endswith("twin.py")]
+    elsewhere.rename(elsewhere.with_suffix(".moved"))          # the reader has not got it
+    try:
+        run = lb("verify", archive, "--sample", "100", cwd=tmp_path)      # every range: 8 algorithms x 2 run ranges
+        rebuilt = lb("rebuild", archive, "--out", tmp_path / "rebuilt", cwd=tmp_path)
+    finally:
+        elsewhere.with_suffix(".moved").rename(elsewhere)
+    rows = table_rows(run.stdout)
+    assert run.returncode == 0 and len(rows) == 14 and all(r[-1] == "yes" for r in rows), run.stdout + run.stderr
+    assert sum(r[4] == "Uniform" for r in rows) == 2 and not [r for r in rows if r[4] == "Elsewhere"]
+    assert "not verified: Elsewhere, a user's algorithm whose code does not load here" in run.stdout
+    # the products (the comparison sections too) are made without the user's code
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    comparison = "results/p1rage/comparison.json"
+    assert (tmp_path / "rebuilt" / comparison).read_bytes() == (work / comparison).read_bytes()
+    assert "| **no** |" not in (tmp_path / "rebuilt" / "rebuild.md").read_text()

@@ -1,7 +1,7 @@
 # `snakemake --cores 2 archive`: the finished default target in one file that a reader rebuilds and
 # verifies (`linbandits rebuild`, `linbandits verify`; linbandits.archive): the runs files, config
 # snapshots, published data, environment lock and SHA-256 manifest, not part of the default target.
-from linbandits.archive.pack import archive_name
+from linbandits.archive.record import archive_name
 
 # named by the package version and the hash of the enabled studies' snapshots (what `archive` writes)
 ARCHIVE_NAME = archive_name(

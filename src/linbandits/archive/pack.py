@@ -15,172 +15,19 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
-import importlib
-import importlib.util
 import io
 import json
-import subprocess
 import tarfile
 from pathlib import Path
 
-import yaml
-
 import linbandits
-from linbandits import catalogue, experiments, paths, products, study_config
+from linbandits import paths
 from linbandits.archive import FORMAT, INFO, LOCK, MANIFEST, METADATA, PACKAGE, PUBLISHED, RUN, lock
+from linbandits.archive.contents import published_in_code, study_contents, studies_of_config
+from linbandits.archive.record import (PACKAGE_DIR, archive_name, config_hash, json_bytes, repository_metadata,
+                                       sha256_bytes, sha256_file, source_commit)
 from linbandits.atomic import atomic_output
 from linbandits.errors import UserError
-
-PACKAGE_DIR = Path(linbandits.__file__).resolve().parent
-SOURCE_ROOT = PACKAGE_DIR.parents[1]       # the source tree (src/..) when run from a clone
-UNKNOWN = "unknown"
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def config_hash(snapshots: list[tuple[str, bytes]]) -> str:
-    """12 hex digits naming the run's config: the enabled studies' snapshots, in config order."""
-    digest = hashlib.sha256()
-    for study, text in snapshots:
-        digest.update(study.encode() + b"\0" + text + b"\0")
-    return digest.hexdigest()[:12]
-
-
-def archive_name(snapshots: list[tuple[str, bytes]]) -> str:
-    return f"linbandits-{linbandits.__version__}-{config_hash(snapshots)}"
-
-
-def source_commit() -> dict:
-    """The commit of the package's source tree and whether its tracked files differ from it ("unknown"
-    in an exported tree, without .git or git)."""
-    if not (SOURCE_ROOT / ".git").exists():
-        return {"commit": UNKNOWN, "tree": UNKNOWN}
-    try:
-        commit = subprocess.run(["git", "-C", str(SOURCE_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-        changed = subprocess.run(["git", "-C", str(SOURCE_ROOT), "status", "--porcelain", "--untracked-files=no"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return {"commit": UNKNOWN, "tree": UNKNOWN}
-    return {"commit": commit, "tree": "modified" if changed else "clean"}
-
-
-def repository_metadata() -> dict:
-    """What a data repository (Zenodo, Dataverse, ...) asks of a deposit, from CITATION.cff where the
-    source tree has it."""
-    cff_path = SOURCE_ROOT / "CITATION.cff"
-    cff = yaml.safe_load(cff_path.read_text(encoding="utf-8")) if cff_path.exists() else {}
-    creators = [a.get("name") or " ".join(p for p in (a.get("given-names"), a.get("family-names")) if p)
-                for a in cff.get("authors") or []]
-    return {
-        "title": f"Archived runs: {cff.get('title', 'linbandits')}",
-        "creators": creators or [UNKNOWN],
-        "license": cff.get("license", UNKNOWN),
-        "version": linbandits.__version__,
-        "description": ("The runs files, config snapshots, published data and environment lock of one run of "
-                        "linbandits; `linbandits rebuild` makes every figure, table and claims file from them and "
-                        "`linbandits verify` replays a sample of the runs. " + " ".join(str(cff.get("abstract", "")).split())),
-        "keywords": list(cff.get("keywords") or []),
-        "references": [r.get("title") for r in cff.get("references") or [] if r.get("title")],
-        "upload_type": "dataset",
-    }
-
-
-# ---------------------------------------------------------------- what a run holds
-
-def studies_of_config(config_path: Path, preview: bool) -> list[dict]:
-    """The studies of a user's config in order, each enabled one with its snapshot path (as rules/common.smk
-    finds them)."""
-    raw = study_config.read_config(config_path)
-    if preview:
-        raw["preview"] = True
-    prefix = paths.prefix(raw)
-    enabled = experiments.enabled_studies(raw)
-    return [{"name": s, "enabled": s in enabled,
-             **({"snapshot": f"{prefix}results/{s}/config.yaml"} if s in enabled else {})}
-            for s in experiments.study_sections(raw)]
-
-
-def published_in_code(study: str) -> dict[str, object]:
-    """The PUBLISHED* tables (mappings or lists) of a study's `published` module, by name."""
-    name = f"linbandits.studies.{study}.published"
-    if importlib.util.find_spec(name) is None:
-        return {}
-    module = importlib.import_module(name)
-    return {attr: value for attr, value in sorted(vars(module).items())
-            if attr.startswith("PUBLISHED") and isinstance(value, (dict, list, tuple))}
-
-
-def published_files(study: str) -> list[Path]:
-    """The data files (PUBLISHED* paths) of a study's `published` module."""
-    name = f"linbandits.studies.{study}.published"
-    if importlib.util.find_spec(name) is None:
-        return []
-    module = importlib.import_module(name)
-    return [value for attr, value in sorted(vars(module).items())
-            if attr.startswith("PUBLISHED") and isinstance(value, Path)]
-
-
-def replay_files(config: dict, study: str) -> set[str]:
-    """What `verify` needs beyond the products' inputs: the instance summary of every setting the default
-    target runs (a replay checks the instance it builds from the config against it), and the instance files
-    a study's own command builds from data (the Yahoo! arm sets), which a reader cannot build without
-    that data: from the synthetic stand-in only (the R6A licence does not allow passing the log on, nor
-    what is built from it here)."""
-    external = catalogue.studies()[study].external_instances
-    synthetic = (config.get("r6a") or {}).get("source", "synthetic") == "synthetic"
-    out = set()
-    for exp in experiments.study_experiments(config, study).values():
-        if experiments.on_request(exp):
-            continue
-        for setting in exp.setting_ids():
-            out.add(paths.instance_path(config, exp, setting, "json"))
-            if exp.instance in external and synthetic:
-                out.add(paths.instance_path(config, exp, setting, "npz"))
-    return out
-
-
-def user_algorithm_files(config: dict) -> set[str]:
-    """The user's own algorithm files (`extra_algorithms` targets `path/file.py:Class`, relative to the run)."""
-    out = set()
-    for entries in (config.get("extra_algorithms") or {}).values():
-        for spec in (entries or {}).values():
-            target = spec.get("class") if isinstance(spec, dict) else spec
-            module = str(target).rpartition(":")[0]
-            if module.endswith(".py") and not Path(module).is_absolute():
-                out.add(module)
-    return out
-
-
-def study_contents(run_dir: Path, study: str, snapshot: str) -> dict:
-    """One enabled study's share: its run files (relative to the run), its package files and its products."""
-    config = products.load_config(run_dir / snapshot, study)
-    made = [p for p in products.study_products(config, study) if not p.target]
-    outputs = {str(f) for p in made for f in p.outputs}
-    run_files, package_files = {snapshot}, set()
-    for f in {str(f) for p in made for f in p.inputs} - outputs:
-        path = Path(f)
-        if not path.is_absolute():
-            run_files.add(f)
-        elif path.resolve().is_relative_to(PACKAGE_DIR):
-            package_files.add(path.resolve().relative_to(PACKAGE_DIR).as_posix())
-        else:
-            raise UserError(f"study {study}: a product reads {f}, which lies neither in the run nor in the "
-                            f"linbandits package; an archive cannot hold it")
-    package_files |= {p.resolve().relative_to(PACKAGE_DIR).as_posix() for p in published_files(study)}
-    run_files |= replay_files(config, study) | user_algorithm_files(config)
-    return {"config": config, "run": run_files, "package": package_files, "products": sorted(outputs)}
 
 
 def missing_message(path: str, what: str) -> UserError:
@@ -188,18 +35,12 @@ def missing_message(path: str, what: str) -> UserError:
                      f"`--config preview=true` for a preview) and archive again")
 
 
-# ---------------------------------------------------------------- writing
-
 def tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     info = tarfile.TarInfo(name)
     info.size, info.mtime, info.mode = len(data), 0, 0o644
     info.uid = info.gid = 0
     info.uname = info.gname = ""
     tar.addfile(info, io.BytesIO(data))
-
-
-def json_bytes(data) -> bytes:
-    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
 
 
 def build(run_dir: Path, studies: list[dict], out: Path | None) -> tuple[Path, dict]:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from linbandits.archive import lock
-from linbandits.archive.pack import PACKAGE_DIR, sha256_file, source_commit
+from linbandits.archive.record import PACKAGE_DIR, sha256_file, source_commit
 from linbandits.archive.unpack import Unpacked, unpack
 from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import linbandits
 from linbandits.archive import FORMAT, INFO, LOCK, MANIFEST, PACKAGE, PUBLISHED, RUN
-from linbandits.archive.pack import PACKAGE_DIR, json_bytes, published_in_code, sha256_file
+from linbandits.archive.contents import published_in_code
+from linbandits.archive.record import PACKAGE_DIR, json_bytes, sha256_file
 from linbandits.errors import UserError
 
 AGAIN = "get the archive again from where it was published (its SHA-256 is printed beside it)"
