@@ -26,13 +26,13 @@ from linbandits.archive import FORMAT, INFO, LOCK, MANIFEST, METADATA, PACKAGE, 
 from linbandits.archive.contents import published_in_code, study_contents, studies_of_config
 from linbandits.archive.record import (PACKAGE_DIR, archive_name, config_hash, json_bytes, repository_metadata,
                                        sha256_bytes, sha256_file, source_commit)
-from linbandits.atomic import atomic_output
+from linbandits.atomic import atomic_output, check_writable
 from linbandits.errors import UserError
 
 
 def missing_message(path: str, what: str) -> UserError:
-    return UserError(f"the run has no {path} ({what}); finish the run first (`snakemake --cores 2`, with "
-                     f"`--config preview=true` for a preview) and archive again")
+    return UserError(f"archive: the run has no {path} ({what}); finish the run first (`snakemake --cores 2 "
+                     f"archive` runs what is missing, then archives) or, for a preview, give --preview")
 
 
 def tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -93,7 +93,6 @@ def build(run_dir: Path, studies: list[dict], out: Path | None) -> tuple[Path, d
     manifest = "".join(f"{sha256_bytes(data)}  {member}\n" for member, data in sorted(members.items()))
     members[MANIFEST] = manifest.encode()
     out = Path(out) if out else run_dir / f"{prefix}archive" / f"{name}.tar.gz"
-    out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(out) as tmp:
         with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped, \
                 tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -128,6 +127,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, help="the archive (default: DIRECTORY/[preview/]archive/"
                                             "linbandits-<version>-<config hash>.tar.gz)")
     args = p.parse_args(argv)
+    if args.out:
+        check_writable(args.out)      # before the run's files are read
     run_dir = args.directory
     if args.entries:
         studies = [{"name": Path(v).parent.name, "enabled": True, "snapshot": v} if kind == "study"

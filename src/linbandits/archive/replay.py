@@ -36,6 +36,7 @@ class RunRange:
 
 @contextlib.contextmanager
 def working_directory(path: Path):
+    """The run's paths are relative to its directory (contextlib.chdir from Python 3.11 on)."""
     old = Path.cwd()
     os.chdir(path)
     try:
@@ -54,7 +55,8 @@ def user_algorithm_problem(name: str) -> str | None:
 
 
 def run_ranges(unpacked: Unpacked) -> tuple[list[RunRange], dict[str, str]]:
-    """Every run range of the archived default target, and the user algorithms left out (name -> why)."""
+    """Every run range of the archived default target that can be replayed here, and what cannot (the
+    experiment or user algorithm -> why)."""
     out, left_out = [], {}
     with working_directory(unpacked.run):
         for entry in unpacked.enabled():

@@ -148,8 +148,9 @@ def describe(result: dict, mode: str, threshold: float) -> str:
     return ", ".join([*parts, result["instance"]])
 
 
-def verify(unpacked: Unpacked, sample: int, seed: int, mode: str, level: float) -> tuple[list, dict, str, float]:
-    """Replay `sample` drawn ranges; (rows, user algorithms left out, mode, per-test threshold)."""
+def verify(unpacked: Unpacked, sample: int, seed: int, mode: str, level: float) -> tuple[list, dict, float]:
+    """Replay `sample` drawn ranges; (rows, what cannot be replayed here and why, the threshold of each
+    distribution test: the level over the number of tests)."""
     ranges, left_out = run_ranges(unpacked)
     if not ranges:
         raise UserError(f"verify: {unpacked.archive} holds no run range that can be replayed here")
@@ -157,7 +158,7 @@ def verify(unpacked: Unpacked, sample: int, seed: int, mode: str, level: float) 
     with working_directory(unpacked.run):
         rows = [(r, replay_range(i, r, mode)) for i, r in enumerate(chosen)]
     tests = sum(len(res.get("p", {})) for _, res in rows) or 1
-    return rows, left_out, mode, level / tests
+    return rows, left_out, level / tests
 
 
 def table(rows, mode: str, threshold: float) -> list[str]:
@@ -193,7 +194,7 @@ def main(argv=None) -> int:
         unpacked = unpack(args.archive, scratch)
         differences = lock.platform_differences(unpacked.lock, lock.environment())
         mode = args.mode if args.mode != "auto" else (DISTRIBUTION if differences else BITS)
-        rows, left_out, mode, threshold = verify(unpacked, args.sample, args.seed, mode, args.level)
+        rows, left_out, threshold = verify(unpacked, args.sample, args.seed, mode, args.level)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     where = ("this machine is the archive's platform" if not differences
