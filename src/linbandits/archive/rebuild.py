@@ -4,10 +4,13 @@ archived run, made again from its runs files without a single simulation.
 The archive is unpacked and checked (linbandits.archive.unpack) into a temporary directory beside
 DIR; each enabled study's products are made there by the command the workflow's rules run
 (`linbandits products --study S --kind all --config <snapshot>`, studies side by side on --cores
-processes), then the overview (`linbandits overview`). Only then is the directory renamed to DIR:
-an archive that fails its manifest, or products that fail, leave nothing in DIR, and the same
-command run again starts afresh. DIR/rebuild.md says, product by product, whether the rebuilt file
-is the run's own bytes (the SHA-256 the archive recorded).
+processes), then the overview (`linbandits overview`). Only then is the directory renamed to DIR
+(new, empty, or an earlier rebuild, which is replaced whole; anything else is refused): an archive
+that fails its manifest, or products that fail, leave nothing in DIR, and the same command run
+again starts afresh. DIR/rebuild.md says, product by product, whether the rebuilt file is the
+run's own bytes (the SHA-256 the archive recorded). On the archive's platform (linbandits.archive.lock
+and the versions of the packages that draw and write the products) a product that is not is an
+error, exit 1; elsewhere a note.
 """
 from __future__ import annotations
 
