@@ -123,18 +123,32 @@ def environment() -> dict:
 
 
 def platform_key(lock: dict) -> dict:
-    """What decides the bits of a run: the CPU model, LLVM's target CPU, the BLAS kernels in use and the
-    variables that steer them (NUMBA_OPT, OPENBLAS_CORETYPE, ...)."""
-    cpu_info, runtime = lock.get("cpu", {}), lock.get("blas", {}).get("runtime", [])
+    """What decides the bits of a run besides the BLAS kernels: the CPU model, LLVM's target CPU and the
+    variables that choose kernels (NUMBA_OPT, OPENBLAS_CORETYPE, ...)."""
+    cpu_info = lock.get("cpu", {})
     return {"CPU model": cpu_info.get("model", UNKNOWN), "LLVM target CPU": cpu_info.get("llvm_cpu", UNKNOWN),
-            "BLAS kernels": ", ".join(sorted({b["core"] for b in runtime})) or UNKNOWN,
             "kernel variables": " ".join(f"{k}={v}" for k, v in lock.get("environment", {}).items()
                                          if k in KERNEL_VARIABLES) or "none"}
 
 
+def blas_cores(lock: dict) -> dict[str, str]:
+    """OpenBLAS library -> the kernels it picked."""
+    return {b["library"]: b["core"] for b in lock.get("blas", {}).get("runtime", [])}
+
+
 def platform_differences(archived: dict, here: dict) -> list[str]:
     """How this machine differs from the archive's where the bits depend on it ([] on the same platform;
-    what either side does not know counts as a difference)."""
+    what either side does not know counts as a difference). The BLAS kernels are compared library by
+    library over the libraries both processes loaded (numpy's and scipy's; a process that imported cvxpy
+    also holds its solvers' own, which the studies do not compute with)."""
     a, h = platform_key(archived), platform_key(here)
-    return [f"{name}: archive {a[name]!r}, here {h[name]!r}" for name in a
-            if a[name] != h[name] or UNKNOWN in (a[name], h[name])]
+    out = [f"{name}: archive {a[name]!r}, here {h[name]!r}" for name in a
+           if a[name] != h[name] or UNKNOWN in (a[name], h[name])]
+    blas_a, blas_h = blas_cores(archived), blas_cores(here)
+    common = sorted(set(blas_a) & set(blas_h))
+    if not common:
+        out.append(f"BLAS: no OpenBLAS library in common (archive {', '.join(sorted(blas_a)) or 'none'}, here "
+                   f"{', '.join(sorted(blas_h)) or 'none'})")
+    out += [f"BLAS kernels of {lib}: archive {blas_a[lib]!r}, here {blas_h[lib]!r}" for lib in common
+            if blas_a[lib] != blas_h[lib]]
+    return out
