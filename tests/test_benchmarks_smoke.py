@@ -16,6 +16,8 @@ TEST_CONFIG = str(REPO / ".test" / "config" / "config.yaml")
 
 # case -> (script, arguments, a text of the script's last section, which a run that stopped early lacks)
 CASES = {
+    "environment": ("bench_environment.py", ["--steps", "300", "--repeats", "1", "--million", "1000"],
+                    "one step_many of"),
     "lingape": ("bench_lingape.py", ["--pulls", "5000", "--plain-pulls", "100"], "XY-oracle"),
     "oam": ("bench_oam.py", ["--runs", "1", "--oracle-rounds", "50", "--configfile", TEST_CONFIG,
                              "--circle-arms", "8"], "scenario one (k=1)"),

@@ -37,6 +37,7 @@ REQUIRED_FILES = ("__init__.py", "claims.yaml", "config.schema.yaml")
 OPTIONAL = {
     "kernels": "the compiled (numba) loops and the routines it calls past numpy",
     "quantities": "the study's own claim quantities, QUANTITIES = {name: function}",
+    "environment": "one run stepped by an algorithm (a linbandits.environment.Environment), its Study's environment",
 }
 # Second names for a role: a module under one of these is the role's module under another name.
 SECOND_NAMES = {
@@ -103,6 +104,8 @@ def declaration_problems(package: str, declared: Study) -> list[str]:
                 problems.append(f"{declared.name}: {what} {name} is {target}, not in {package}.{role}")
     if declared.products.partition(":")[0] != f"{package}.products":
         problems.append(f"{declared.name}: products is {declared.products!r}, not in {package}.products")
+    if declared.environment and declared.environment.partition(":")[0] != f"{package}.environment":
+        problems.append(f"{declared.name}: environment is {declared.environment!r}, not in {package}.environment")
     return problems
 
 
@@ -179,8 +182,14 @@ def test_every_study_draws_its_figures_through_one_signature():
 
 def optional_role_problems(package: str, role: str) -> list[str]:
     """An optional role, where a study has it, holds what its name says: `kernels` its routines (at least
-    one function), `quantities` a non-empty QUANTITIES of functions."""
+    one function), `quantities` a non-empty QUANTITIES of functions, `environment` an Environment class."""
     module = importlib.import_module(f"{package}.{role}")
+    if role == "environment":
+        from linbandits.environment import Environment
+
+        own = [c for c in vars(module).values() if inspect.isclass(c) and issubclass(c, Environment)
+               and c.__module__ == module.__name__]
+        return [] if own else [f"{package}.environment defines no linbandits.environment.Environment"]
     if role == "kernels":
         own = [f for f in vars(module).values() if callable(f) and getattr(f, "__module__", "") == module.__name__]
         return [] if own else [f"{package}.kernels defines no routine"]
@@ -260,6 +269,9 @@ def test_empty_optional_roles_are_reported(fake, tmp_path):
     root = tmp_path / pkg
     (root / "kernels.py").write_text("LIMIT = 3\n", encoding="utf-8")
     (root / "quantities.py").write_text("QUANTITIES = {}\n", encoding="utf-8")
+    (root / "environment.py").write_text("from linbandits.environment import Environment\n", encoding="utf-8")
+    assert optional_role_problems(pkg, "environment") == [
+        f"{pkg}.environment defines no linbandits.environment.Environment"]
     assert optional_role_problems(pkg, "kernels") == [f"{pkg}.kernels defines no routine"]
     assert optional_role_problems(pkg, "quantities") == [
         f"{pkg}.quantities: QUANTITIES is not a non-empty dict of functions"]
@@ -279,7 +291,7 @@ STUDY = Study(name="{name}", paper="a planted paper",
               algorithms={{"Good": "{pkg}.algorithms:Good", "Plain": "{pkg}.algorithms:Plain",
                           "Elsewhere": "{pkg}.engine:Elsewhere"}},
               families={{"fam": "{pkg}.families:fam"}},
-              products="{pkg}.report:products")
+              products="{pkg}.report:products", environment="{pkg}.engine:Elsewhere")
 '''
 FAKE_ALGORITHMS = '''from linbandits import study
 
@@ -345,6 +357,7 @@ def test_planted_declaration_defects_are_reported(fake):
     assert any("algorithm Elsewhere" in p and f"not in {pkg}.algorithms" in p for p in problems)
     assert any("family fam" in p and f"not in {pkg}.instances" in p for p in problems)
     assert any("products is" in p for p in problems)
+    assert any("environment is" in p and f"not in {pkg}.environment" in p for p in problems)
     assert not any("algorithm Good" in p for p in problems)
 
 

@@ -71,6 +71,9 @@ class Study:
     # The CSV columns every algorithm of the study writes, which its products read: a user's algorithm
     # (linbandits.user_algorithms) must return them.
     columns: tuple = ()
+    # "module:Class": the study's environment (linbandits.environment), one run stepped by an algorithm;
+    # "" offers none.
+    environment: str = ""
 
 
 @dataclasses.dataclass

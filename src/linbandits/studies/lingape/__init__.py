@@ -31,4 +31,5 @@ STUDY = Study(
                                           inputs=f"{_P}.yahoo:instance_inputs"),
     },
     columns=("recommended", "correct", "stopping_time"),   # what its products read; a user's algorithm returns them (issue 37)
+    environment="linbandits.studies.lingape.environment:LingapeEnvironment",
 )

@@ -25,4 +25,5 @@ STUDY = Study(
     products=f"{_P}.products:products",
     panel_lists=("overlay",),   # switch runs drawn on the same panel
     columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
+    environment="linbandits.studies.oam.environment:OamEnvironment",
 )

@@ -30,6 +30,7 @@ STUDY = Study(
     },
     products="linbandits.studies.opkb.products:products",
     columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
+    environment="linbandits.studies.opkb.environment:OpkbEnvironment",
     curves=True,
     panel_lists=("dashed",),    # experiments drawn dashed in the same panel
     run_sweeps=("seed",),       # one instance drawn per run, as the authors did

@@ -34,4 +34,5 @@ STUDY = Study(
                                   also_builds=("data/processed/r6a_qc.json",)),
     },
     columns=("recommended", "correct"),   # what its products read; a user's algorithm returns them (issue 37)
+    environment="linbandits.studies.p1rage.environment:P1rageEnvironment",
 )

@@ -16,4 +16,5 @@ STUDY = Study(
     products=f"{_S}.products:products",
     panel_lists=("also",),      # further experiments drawn in the same panel
     columns=("regret",),   # what its products read; a user's algorithm returns them (issue 37)
+    environment="linbandits.studies.swucb.environment:SwucbEnvironment",
 )
