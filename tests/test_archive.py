@@ -104,8 +104,8 @@ def test_archive_holds_what_the_products_read_and_no_raw_chunk(archived, full_ru
     assert set(manifest) == inside - {"MANIFEST.sha256"}
     assert all(hashlib.sha256(files[f"{name}/{n}"]).hexdigest() == d for n, d in manifest.items())
     # the environment lock and a data repository's record
-    env = json.loads(files[f"{name}/environment.json"])
-    assert env["packages"]["numpy"] == np.__version__ and lock.platform_differences(env, lock.environment()) == []
+    env = json.loads(files[f"{name}/lock.json"])
+    assert env["packages"]["numpy"] == np.__version__ and lock.platform_differences(env, lock.current()) == []
     meta = json.loads(files[f"{name}/metadata.json"])
     assert meta["license"] == "MIT" and meta["creators"] == ["the linbandits developers"] and meta["title"]
     assert info["commit"] != "" and info["runs"]["runs"] > 0
@@ -296,7 +296,7 @@ def test_snakemake_archive_rule_archives_the_finished_run(full_run, archived, tm
     theirs = members(made)
     # the same files; the lock alone may differ (Snakemake gives its jobs thread-count variables)
     assert set(theirs) == set(ours)
-    assert [n for n in ours if ours[n] != theirs[n] and not n.endswith(("environment.json", "MANIFEST.sha256"))] == []
+    assert [n for n in ours if ours[n] != theirs[n] and not n.endswith(("lock.json", "MANIFEST.sha256"))] == []
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ one folder of the same name:
     MANIFEST.sha256      the SHA-256 of every other file (`sha256sum -c MANIFEST.sha256` reads it)
     archive.json         format, package version and commit, the studies in config order, the SHA-256
                          of every product the run made (what a rebuild is compared with)
-    environment.json     the environment lock (linbandits.archive.lock)
+    lock.json            the software lock (linbandits.archive.lock): packages, CPU, BLAS, OS
     metadata.json        a data repository's record: title, creators and licence from CITATION.cff
     run/                 the run's files that the products read, at their paths in the run: each
                          enabled study's config snapshot, runs files, instance summaries and the
@@ -30,7 +30,7 @@ them OPKB's reward tables): `verify` builds those it replays from the config, as
 FORMAT = 1
 MANIFEST = "MANIFEST.sha256"
 INFO = "archive.json"
-LOCK = "environment.json"
+LOCK = "lock.json"
 METADATA = "metadata.json"
 RUN = "run"
 PACKAGE = "package"

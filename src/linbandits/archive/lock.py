@@ -1,4 +1,4 @@
-"""The environment lock of an archive: what a reader needs to make the same bits again.
+"""The lock of an archive (lock.json): what a reader needs to make the same bits again.
 
 Every installed distribution's exact version, the Python and the operating system, and what the
 last bits of a run depend on (README, "Reproducibility"): the CPU, the CPU that LLVM compiles the
@@ -98,7 +98,7 @@ def blas() -> dict:
     return {"build": build, "runtime": loaded}
 
 
-def environment() -> dict:
+def current() -> dict:
     """The lock: packages, Python, operating system, CPU, BLAS and the variables that steer them."""
     import linbandits.jit  # noqa: F401  (sets the kernels' defaults, e.g. NUMBA_OPT, as every job sees them)
 
@@ -117,7 +117,7 @@ def environment() -> dict:
                "distribution": os_release.get("PRETTY_NAME", UNKNOWN), "libc": libc or UNKNOWN},
         "cpu": cpu(),
         "blas": blas(),
-        "environment": {k: v for k, v in sorted(os.environ.items()) if k.startswith(NUMERIC_ENV_PREFIXES)},
+        "variables": {k: v for k, v in sorted(os.environ.items()) if k.startswith(NUMERIC_ENV_PREFIXES)},
         "packages": packages(),
     }
 
@@ -127,7 +127,7 @@ def platform_key(lock: dict) -> dict:
     variables that choose kernels (NUMBA_OPT, OPENBLAS_CORETYPE, ...)."""
     cpu_info = lock.get("cpu", {})
     return {"CPU model": cpu_info.get("model", UNKNOWN), "LLVM target CPU": cpu_info.get("llvm_cpu", UNKNOWN),
-            "kernel variables": " ".join(f"{k}={v}" for k, v in lock.get("environment", {}).items()
+            "kernel variables": " ".join(f"{k}={v}" for k, v in lock.get("variables", {}).items()
                                          if k in KERNEL_VARIABLES) or "none"}
 
 

@@ -1,4 +1,4 @@
-"""`linbandits archive`: a finished run's runs, configs, published data and environment in one file.
+"""`linbandits archive`: a finished run's runs, configs, published data and software lock in one file.
 
     linbandits archive [--directory RUN] [--preview] [--config FILE] [--out FILE]
     linbandits archive --study results/<study>/config.yaml ... [--disabled STUDY ...] --out FILE
@@ -88,7 +88,7 @@ def build(run_dir: Path, studies: list[dict], out: Path | None) -> tuple[Path, d
                               for f in runs)},
     }
     members[INFO] = json_bytes(info)
-    members[LOCK] = json_bytes(lock.environment())
+    members[LOCK] = json_bytes(lock.current())
     members[METADATA] = json_bytes(repository_metadata())
     manifest = "".join(f"{sha256_bytes(data)}  {member}\n" for member, data in sorted(members.items()))
     members[MANIFEST] = manifest.encode()
@@ -116,7 +116,7 @@ def human_size(n: int) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="linbandits archive",
                                 description="Write one file holding a finished run's runs files, config snapshots, "
-                                            "published data, environment lock and SHA-256 manifest.")
+                                            "published data, software lock and SHA-256 manifest.")
     p.add_argument("--directory", type=Path, default=Path("."), help="the run's directory (default: here)")
     p.add_argument("--config", type=Path, help="the run's config (default: DIRECTORY/config/config.yaml)")
     p.add_argument("--preview", action="store_true", help="archive the preview (preview/), not the full run")

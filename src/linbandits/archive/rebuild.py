@@ -86,7 +86,7 @@ def compare(unpacked: Unpacked) -> list[tuple[str, str, bool]]:
 
 def platform_differences(archived: dict) -> list[str]:
     """What of this machine differs from the archive's where the products' bytes depend on it."""
-    here = lock.environment()
+    here = lock.current()
     differences = lock.platform_differences(archived, here)
     old, new = archived.get("packages", {}), here["packages"]
     differences += [f"{name}: archive {old.get(name)}, here {new.get(name)}" for name in PRODUCT_PACKAGES

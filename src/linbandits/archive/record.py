@@ -71,7 +71,7 @@ def repository_metadata() -> dict:
         "creators": creators or [UNKNOWN],
         "license": cff.get("license", UNKNOWN),
         "version": linbandits.__version__,
-        "description": ("The runs files, config snapshots, published data and environment lock of one run of "
+        "description": ("The runs files, config snapshots, published data and software lock of one run of "
                         "linbandits; `linbandits rebuild` makes every figure, table and claims file from them and "
                         "`linbandits verify` replays a sample of the runs. " + " ".join(str(cff.get("abstract", "")).split())),
         "keywords": list(cff.get("keywords") or []),

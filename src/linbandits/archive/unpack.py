@@ -25,7 +25,7 @@ class Unpacked:
     archive: Path
     root: Path            # the archive's folder, unpacked
     info: dict            # archive.json
-    lock: dict            # environment.json
+    lock: dict            # lock.json
 
     @property
     def run(self) -> Path:

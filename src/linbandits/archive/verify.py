@@ -192,7 +192,7 @@ def main(argv=None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="linbandits-verify-"))
     try:
         unpacked = unpack(args.archive, scratch)
-        differences = lock.platform_differences(unpacked.lock, lock.environment())
+        differences = lock.platform_differences(unpacked.lock, lock.current())
         mode = args.mode if args.mode != "auto" else (DISTRIBUTION if differences else BITS)
         rows, left_out, threshold = verify(unpacked, args.sample, args.seed, mode, args.level)
     finally:
