@@ -11,8 +11,8 @@ from pathlib import Path
 from linbandits import catalogue
 
 REPO = Path(__file__).resolve().parents[1]
-STAGES = ("data", "instances", "simulate", "runs", "products", "overview", "target")
-RULES_FILES = ("r6a", "instances", "simulate", "runs", "products", "overview")   # the stages' order
+STAGES = ("data", "instances", "simulate", "runs", "products", "overview", "archive", "target")
+RULES_FILES = ("r6a", "instances", "simulate", "runs", "products", "overview", "archive")   # the stages' order
 
 
 def list_rules(workdir) -> list[str]:

@@ -33,6 +33,9 @@ SHARED_COMMANDS = {
     "products": ("linbandits.products:main", "a study's tables, figures or claims from its runs"),
     "collect-runs": ("linbandits.runs:main_collect", "check an experiment's raw chunks and write its runs file"),
     "run-job": ("linbandits.jobs:main_run", "run one job of a study's plan file (the workflow's simulate jobs)"),
+    "archive": ("linbandits.archive.pack:main", "a finished run's runs, configs and environment in one file"),
+    "rebuild": ("linbandits.archive.rebuild:main", "every product of an archived run again, without a simulation"),
+    "verify": ("linbandits.archive.verify:main", "replay sampled run ranges of an archive and compare them"),
 }
 
 
