@@ -1,6 +1,7 @@
-# Stage 6, archive (on request): `snakemake --cores 2 archive`, the finished default target in one file that a reader rebuilds and
-# verifies (`linbandits rebuild`, `linbandits verify`; linbandits.archive): the runs files, config
-# snapshots, published data, environment lock and SHA-256 manifest, not part of the default target.
+# Stage 6, archive (on request, `snakemake --cores 2 archive`): the finished default target in one
+# file that a reader rebuilds and verifies (`linbandits rebuild`, `linbandits verify`;
+# linbandits.archive): the runs files, config snapshots, published data, environment lock and
+# SHA-256 manifest.
 from linbandits.archive.record import archive_name
 
 # named by the package version and the hash of the enabled studies' snapshots (what `archive` writes)
