@@ -105,7 +105,7 @@ def algorithms_a_job(config) -> list[set]:
 
 def sharing(config) -> list[set]:
     """The jobs that hold a user's algorithm beside another algorithm."""
-    from linbandits import user_algorithms
+    from linbandits.user import algorithms as user_algorithms
 
     return [a for a in algorithms_a_job(config) if len(a) > 1 and any(user_algorithms.is_user_algorithm(x) for x in a)]
 
@@ -127,7 +127,7 @@ def test_planted_user_algorithm_in_the_papers_job_is_caught(config, monkeypatch)
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_papers_plans_are_the_same_with_a_user_algorithm(config, size):
-    from linbandits import user_algorithms
+    from linbandits.user import algorithms as user_algorithms
 
     def papers(cfg):
         return {(r.rule, tuple(sorted(w.items()))): plan for r, w, plan in every_job(cfg)

@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 import yaml
 
-from linbandits import catalogue, experiments, jobs, user_algorithms
-from linbandits.claims import comparison
+from linbandits import catalogue, experiments, jobs
+from linbandits.user import algorithms as user_algorithms
+from linbandits.user import comparison
 from linbandits.errors import UserError
 from linbandits.study_config import read_config
 from linbandits.validation import validate_config

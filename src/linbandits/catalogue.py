@@ -60,7 +60,7 @@ def study_of_algorithm(name: str) -> Study:
         if name in study.algorithms:
             return study
     # [user algorithms, issue 37] a user's own class, declared in the config or by an entry point
-    from linbandits import user_algorithms
+    from linbandits.user import algorithms as user_algorithms
 
     if user_algorithms.is_user_algorithm(name):
         return studies()[user_algorithms.study_name(name)]
@@ -74,7 +74,7 @@ def algorithm_names() -> list[str]:
 def algorithm_class(name: str):
     study = study_of_algorithm(name)
     if name not in study.algorithms:   # [user algorithms, issue 37]
-        from linbandits import user_algorithms
+        from linbandits.user import algorithms as user_algorithms
 
         return user_algorithms.algorithm_class(name)
     return resolve(study.algorithms[name])

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from linbandits import __version__, user_algorithms
+from linbandits import __version__
+from linbandits.user import algorithms as user_algorithms
 from linbandits.atomic import check_writable, write_json_atomic, write_text_atomic
 from linbandits.catalogue import make_algorithm, resolve, study_of_algorithm
 from linbandits.errors import UserError, check_seed

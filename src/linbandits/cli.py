@@ -14,7 +14,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from linbandits import __version__, compile_log, user_algorithms
+from linbandits import __version__, compile_log
+from linbandits.user import algorithms as user_algorithms
 from linbandits.atomic import check_writable, write_json_atomic
 from linbandits.catalogue import build_instance, commands, describe_algorithms, describe_instances
 from linbandits.cells import check_cell_outputs, check_run_range, simulate_cell

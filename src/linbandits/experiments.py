@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
-from linbandits import catalogue, user_algorithms
+from linbandits import catalogue
+from linbandits.user import algorithms as user_algorithms
 from linbandits.errors import UserError
 
 

@@ -34,7 +34,8 @@ import re
 import shlex
 from typing import Callable
 
-from linbandits import catalogue, user_algorithms
+from linbandits import catalogue
+from linbandits.user import algorithms as user_algorithms
 from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
 from linbandits.experiments import (Experiment, by_study, chunk_bounds, chunk_names, on_request,

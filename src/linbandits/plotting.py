@@ -84,7 +84,7 @@ def new_figure(columns: int, height: float):
     return Figure(figsize=(PRINT_WIDTHS[columns - 1], height), layout="constrained")
 
 
-# A user's own algorithms (linbandits.user_algorithms) beside the paper's: black, with a star for the
+# A user's own algorithms (linbandits.user.algorithms) beside the paper's: black, with a star for the
 # first, then these markers in the order they are declared, in every study's figures, so that they
 # never pass for one of the paper's series (docs/your-algorithm.md).
 USER_COLOUR = "#000000"
@@ -97,7 +97,7 @@ def algorithm_style(name: str, palette: dict | None = None) -> tuple[str, str]:
     black with its marker (USER_MARKERS, in declaration order), else by checksum."""
     if palette and name in palette:
         return palette[name]
-    from linbandits import user_algorithms   # [user algorithms, issue 37]
+    from linbandits.user import algorithms as user_algorithms   # [user algorithms, issue 37]
 
     if user_algorithms.is_user_algorithm(name):
         return USER_COLOUR, USER_MARKERS[user_algorithms.order(name) % len(USER_MARKERS)]

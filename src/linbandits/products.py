@@ -315,6 +315,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     from linbandits.claims.load import load_claims
     from linbandits.claims.quantities import QUANTITIES
     from linbandits.claims.render import write_claims
+    from linbandits.user import comparison
 
     path = claims_table_path(ctx.study)
     claims = load_claims(path, list((ctx.section.get("choices") or {})))
@@ -339,7 +340,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
         # [user algorithms, issue 37] the section "X against the paper's algorithms" reads every
         # published experiment the user's algorithms run in
-        users = user_algorithms_in(ctx)
+        users = comparison.user_algorithms_in(ctx)
         if users and name == "claims" and not robust:
             inputs += [f for n, e in ctx.published().items() if set(users) & set(e.algorithms)
                        for f in ctx.runs_files(n) if f not in inputs]
@@ -353,7 +354,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                                    opt_in=later, witness=witness(evidence) if witness else None)
             more = sections(c, results) if sections else ()
             if users and name == "claims" and not robust:   # [user algorithms, issue 37]
-                more = [*more, *comparison_sections(c, users)]
+                more = [*more, *comparison.sections(c, users)]
             head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
             made = {p.name: p.outputs for p in study_products(c.config, c.study)}
             write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
@@ -368,34 +369,4 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     out = [product(name, False)]
     if name == "claims" and any(e.opt_in for e in ctx.switch_runs(opt_in=True).values()):
         out.append(product("robustness", True))
-    return out
-
-
-# ------------------------------------------------------------------ [user algorithms, issue 37]
-
-def user_algorithms_in(ctx: Context) -> list[str]:
-    """The user's algorithms that run in some published experiment of ctx's study, in order."""
-    from linbandits import user_algorithms
-
-    out = []
-    for exp in ctx.published().values():
-        out += [a for a in user_algorithms.user_algorithms_of(exp.algorithms) if a not in out]
-    return out
-
-
-def comparison_sections(ctx: Context, users: list[str]) -> list[list[str]]:
-    """One section per user algorithm (claims.comparison), and results/<study>/comparison.json."""
-    import json
-
-    from linbandits.atomic import write_text_atomic
-    from linbandits.claims import comparison
-
-    alpha = 1 - ctx.level
-    out, data = [], {}
-    for user in users:
-        rows = comparison.compare(ctx, user, alpha)
-        out.append(comparison.section(ctx, user, rows, ctx.level))
-        data[user] = comparison.records(rows)
-    write_text_atomic(ctx.results("comparison.json"),
-                      json.dumps({"study": ctx.study, "level": ctx.level, "comparisons": data}, indent=1) + "\n")
     return out

@@ -72,7 +72,7 @@ class Study:
     # instance name -> ExternalInstance: instances its own commands build (experiments may name them).
     external_instances: dict = dataclasses.field(default_factory=dict)
     # The CSV columns every algorithm of the study writes, which its products read: a user's algorithm
-    # (linbandits.user_algorithms) must return them.
+    # (linbandits.user.algorithms) must return them.
     columns: tuple = ()
     # "module:Class": the study's environment (linbandits.environment), one run stepped by an algorithm;
     # "" offers none.

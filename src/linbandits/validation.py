@@ -11,7 +11,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from linbandits import catalogue, user_algorithm_checks, user_algorithms
+from linbandits import catalogue
+from linbandits.user import algorithms as user_algorithms, checks as user_algorithm_checks
 from linbandits.errors import UserError
 from linbandits.experiments import experiments, study_sections
 from linbandits.options import parse_options

@@ -95,3 +95,25 @@ def test_all_series_of_a_repetition_share_the_noise():
     same = [t for t in range(600) if sw.arms[t] == bb.arms[t]]
     assert len(same) > 100
     assert all(sw.rewards[t] == bb.rewards[t] for t in same)
+
+
+def test_a_renamed_subclass_draws_its_paper_algorithms_stream(monkeypatch):
+    """A user's SW-UCB or BOB under a name of its own (as docs/your-algorithm.md shows) draws the stream of
+    the algorithm it subclasses, so its runs are that algorithm's, exactly; a subclass of the bare base
+    is refused in one line. Planted: the stream looked up by the subclass's own name (a KeyError)."""
+    from linbandits.errors import UserError
+    from linbandits.studies.swucb.algorithms import BOB, SWUCB, SwucbAlgorithm
+
+    instance = sinusoid(600, "constant")
+    for paper in (SWUCB, BOB):
+        mine = type("Mine", (paper,), {"name": "Mine"})
+        ours, theirs = mine(instance), paper(instance)
+        for trial in (0, 3):
+            a, b = ours.trajectory(SEED, trial), theirs.trajectory(SEED, trial)
+            assert np.array_equal(a.arms, b.arms) and a.regret == b.regret     # the same code on the same stream
+    bare = type("Bare", (SwucbAlgorithm,), {"name": "Bare", "run_on": lambda self, eta, rng: None})
+    with pytest.raises(UserError, match="subclass that one"):
+        bare(instance).stream_name()
+    monkeypatch.setattr(SwucbAlgorithm, "stream_name", lambda self: self.name)
+    with pytest.raises(KeyError):
+        mine(instance).trajectory(SEED, 0)

@@ -168,7 +168,7 @@ def test_the_example_runs_in_the_pipeline_with_its_options_on_the_paper_noise(ex
     from linbandits import experiments, paths
     from linbandits.problems import load_instance_file
     from linbandits.study_config import read_config
-    from linbandits.user_algorithms import algorithm_class, register
+    from linbandits.user.algorithms import algorithm_class, register
 
     config = read_config(example_run / "config" / "config.yaml")
     config["extra_algorithms"] = yaml.safe_load((EXAMPLE / "config.yaml").read_text())["extra_algorithms"]

@@ -13,7 +13,8 @@ import os
 import random
 from pathlib import Path
 
-from linbandits import catalogue, experiments, paths, products, user_algorithms
+from linbandits import catalogue, experiments, paths, products
+from linbandits.user import algorithms as user_algorithms
 from linbandits.archive.unpack import Unpacked
 from linbandits.errors import UserError
 

@@ -17,7 +17,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, LogFormatterSciNotation
 
-from linbandits import plotting, user_algorithms
+from linbandits import plotting
+from linbandits.user import algorithms as user_algorithms
 from linbandits.claims import estimates as est
 from linbandits.studies.lingape.stopping import censored_count
 

@@ -42,7 +42,16 @@ class SwucbAlgorithm(Algorithm):
 
     def trajectory(self, seed: int, trial: int) -> trajectories.Trajectory:
         eta = trajectories.noise_matrix(self.instance, seed, trial, out=self._eta)
-        return self.run_on(eta, functools.partial(trajectories.algorithm_rng, self.name, seed, trial))
+        return self.run_on(eta, functools.partial(trajectories.algorithm_rng, self.stream_name(), seed, trial))
+
+    def stream_name(self) -> str:
+        """The paper algorithm whose random stream this one draws: its own, or, for a user's subclass of
+        one (a renamed SW-UCB with options of its own), that algorithm's."""
+        for cls in type(self).__mro__:
+            if getattr(cls, "name", None) in trajectories.ALGORITHM_TAGS:
+                return cls.name
+        raise UserError(f"{self.name}: a subclass of SwucbAlgorithm draws its random stream as one of "
+                        f"{', '.join(trajectories.ALGORITHM_TAGS)}; subclass that one, or write run() yourself")
 
     def run(self, seed: int, trial: int) -> Run:
         return Run(columns={"regret": self.trajectory(seed, trial).regret})

@@ -1,5 +1,5 @@
 """A user's algorithm against the paper's: the claims report's generated section "X against the paper's
-algorithms" (linbandits.user_algorithms).
+algorithms" (linbandits.user.algorithms).
 
 Per published experiment and setting, the user's algorithm U is compared with each paper algorithm P of
 the experiment on the study's main metric (lower is better): the error probability where the runs
@@ -96,7 +96,8 @@ def holm(rows: list[dict], alpha: float) -> None:
 
 def compare(ctx, user: str, alpha: float) -> list[dict]:
     """Every comparison of user algorithm `user` in the published experiments of ctx's study."""
-    from linbandits import catalogue, user_algorithms
+    from linbandits import catalogue
+    from linbandits.user import algorithms as user_algorithms
 
     metric = metric_of(catalogue.studies()[ctx.study].columns)
     rows = []
@@ -164,3 +165,32 @@ def disagreements(rows: list[dict]) -> list[str]:
     """Every row whose verdict contradicts its printed interval (the engine's rule); [] when none does."""
     return [f"{r['experiment']}/{r['setting']} vs {r['against']}: {r['verdict']} with [{r['low']}, {r['high']}]"
             for r in rows if r["verdict"] != verdict_of(r["low"], r["high"])]
+
+
+# ------------------------------------------------------------------ what the claims product calls
+
+def user_algorithms_in(ctx) -> list[str]:
+    """The user's algorithms that run in some published experiment of ctx's study, in order."""
+    from linbandits.user import algorithms as user_algorithms
+
+    out = []
+    for exp in ctx.published().values():
+        out += [a for a in user_algorithms.user_algorithms_of(exp.algorithms) if a not in out]
+    return out
+
+
+def sections(ctx, users: list[str]) -> list[list[str]]:
+    """The claims report's section of each user algorithm, and results/<study>/comparison.json."""
+    import json
+
+    from linbandits.atomic import write_text_atomic
+
+    alpha = 1 - ctx.level
+    out, data = [], {}
+    for user in users:
+        rows = compare(ctx, user, alpha)
+        out.append(section(ctx, user, rows, ctx.level))
+        data[user] = records(rows)
+    write_text_atomic(ctx.results("comparison.json"),
+                      json.dumps({"study": ctx.study, "level": ctx.level, "comparisons": data}, indent=1) + "\n")
+    return out

@@ -1,10 +1,11 @@
-"""A user's algorithm checked against its study before any job runs (linbandits.user_algorithms; the
+"""A user's algorithm checked against its study before any job runs (linbandits.user.algorithms; the
 workflow's config validation calls `check_config`): one UserError naming the algorithm and the fix."""
 from __future__ import annotations
 
 import inspect
 
-from linbandits import catalogue, user_algorithms
+from linbandits import catalogue
+from linbandits.user import algorithms as user_algorithms
 from linbandits.errors import UserError
 from linbandits.options import parse_options
 from linbandits.study import Algorithm

@@ -15,7 +15,7 @@ algorithms: trial i of a setting draws from the same stream index for every algo
 comparisons). Its runs are simulate jobs of their own, never shared with the paper's algorithms
 (linbandits.jobs), so its failure leaves their files alone.
 
-Checked before any job by linbandits.user_algorithm_checks (the workflow's config validation).
+Checked before any job by linbandits.user.checks (the workflow's config validation).
 
 Nothing here lives only in memory across processes: a simulate job is told the class by its plan
 (linbandits.jobs; `linbandits simulate` by hand: `--user-algorithm STUDY/NAME=TARGET`), the products by
