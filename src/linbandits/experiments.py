@@ -115,8 +115,9 @@ def experiments(config) -> dict[str, Experiment]:
                 values = values[:max(min(2, len(values)), int(round(len(values) * scale)))]
             row_algos = tuple(row.get("algorithms", algos))
             opts = {a: {**options.get(a, {}), **(row.get("options", {}) or {}).get(a, {})} for a in row_algos}
-            # [user algorithms, issue 37] the user's own algorithms join the study's experiments
-            extra, extra_options = user_algorithms.extra_for(config, study, name, row)
+            # [user algorithms, issue 37] the user's own algorithms join the study's experiments, with
+            # options per experiment as a paper algorithm's (issue 47)
+            extra, extra_options = user_algorithms.extra_for(config, study, name, row, options)
             row_algos, opts = row_algos + extra, {**opts, **extra_options}
             switch_of = row.get("switch_of")
             opt_in = row.get("opt_in")

@@ -72,15 +72,20 @@ def check_config_values(config) -> None:
     algorithm options against each algorithm's options and choices, study-level algorithms and options
     that no experiment uses, and the R6A source. The first problem is one UserError naming the key."""
     check_r6a_source(config)
+    declared = user_algorithms.declared(config)
     for study, body in study_sections(config).items():
+        users = {d.name: d for d in declared.values() if d.study == study}    # their options too (issue 47)
         check_study_algorithms_used(study, body)
-        check_algorithm_options(study, f"studies/{study}/options", body.get("options"), study_runs(body))
         rows = body.get("experiments") or {}
+        user_runs = tuple(n for n, d in users.items() if any(user_algorithms.joins(d, e, r) for e, r in rows.items()))
+        check_algorithm_options(study, f"studies/{study}/options", body.get("options"), study_runs(body) + user_runs,
+                                users=users)
         for name, row in rows.items():
             where = f"studies/{study}/experiments/{name}"
             check_experiment_settings(where, row)
             run = tuple(row.get("algorithms", body.get("algorithms", ())))
-            check_algorithm_options(study, f"{where}/options", row.get("options"), run, experiment=True)
+            run += tuple(n for n, d in users.items() if user_algorithms.joins(d, name, row))
+            check_algorithm_options(study, f"{where}/options", row.get("options"), run, experiment=True, users=users)
         for sw in body.get("switches") or []:
             # A switch row applies to several experiments: its options must each apply in one of them.
             where = f"studies/{study}/switches/{sw['name']}"
@@ -95,7 +100,10 @@ def check_config_values(config) -> None:
                 check_experiment_settings(where, merged)
                 runs += [a for a in sw.get("algorithms", row.get("algorithms", body.get("algorithms", ())))
                          if a not in runs]
-            check_algorithm_options(study, f"{where}/options", sw.get("options"), tuple(runs), experiment=True)
+                runs += [n for n, d in users.items() if n not in runs and user_algorithms.joins(
+                    d, f"{base}__{sw['name']}", {"switch_of": base})]
+            check_algorithm_options(study, f"{where}/options", sw.get("options"), tuple(runs), experiment=True,
+                                    users=users)
 
 
 def check_r6a_source(config) -> None:
@@ -129,23 +137,30 @@ def check_study_algorithms_used(study: str, body: dict) -> None:
                         f"from studies/{study}/algorithms or add {them} to an experiment's algorithms")
 
 
-def check_algorithm_options(study: str, where: str, options, runs: tuple, experiment: bool = False) -> None:
+def check_algorithm_options(study: str, where: str, options, runs: tuple, experiment: bool = False,
+                            users: dict | None = None) -> None:
     """`options:` (algorithm -> {option: value}) of a study or an experiment: each algorithm one that is
-    run there, each option one it declares (`defaults`), of its default's type, among its `choices`."""
+    run there (a paper algorithm, or a user algorithm of the study: `users`, name -> its declaration), each
+    option one it declares (`defaults`), of its default's type, among its `choices`."""
+    users = users or {}
     for algo, opts in (options or {}).items():
-        if algo not in catalogue.algorithm_names():
+        if algo not in catalogue.algorithm_names() and algo not in users:
+            mine = f" and the user algorithms declared for it: {', '.join(users)}" if users else ""
             raise UserError(f"config: {where}/{algo}: unknown algorithm {algo!r}; the algorithms of study "
-                            f"{study} are: {', '.join(catalogue.studies()[study].algorithms)}")
+                            f"{study} are: {', '.join(catalogue.studies()[study].algorithms)}{mine} (declare "
+                            f"yours under extra_algorithms: {study}: {algo})")
         if algo not in runs:
             scope = "the experiment does not run" if experiment else f"no experiment of study {study} runs"
             raise UserError(f"config: {where}/{algo}: {scope} {algo}, so these options apply to nothing "
                             f"(run there: {', '.join(runs) or 'none'}); remove them or run {algo}")
-        cls = catalogue.algorithm_class(algo)
+        cls = user_algorithms.algorithm_class(algo) if algo in users else catalogue.algorithm_class(algo)
         for key, value in (opts or {}).items():
             try:
                 parse_options(cls, {key: str(value)})
             except UserError as exc:
-                raise UserError(f"config: {where}/{algo}/{key}: {exc}") from None
+                own = algo in users and key not in cls.defaults
+                fix = f" (or declare {key!r} in the `defaults` of {users[algo].target})" if own else ""
+                raise UserError(f"config: {where}/{algo}/{key}: {exc}{fix}") from None
 
 
 def check_experiment_settings(where: str, row: dict) -> None:

@@ -186,13 +186,16 @@ def joins(d: Declared, experiment: str, row: dict) -> bool:
     return not row.get("switch_of")
 
 
-def extra_for(config, study: str, experiment: str, row: dict) -> tuple[tuple, dict]:
-    """(names, options by name) of the user algorithms that run in one experiment row."""
+def extra_for(config, study: str, experiment: str, row: dict, study_options=None) -> tuple[tuple, dict]:
+    """(names, options by name) of the user algorithms that run in one experiment row. Options as a paper
+    algorithm's: the declared ones, under the study's `options:` for it, under the row's (a switch row's
+    merged in already)."""
     names, options = [], {}
+    row_options = row.get("options") or {}
     for d in declared(config).values():
         if d.study == study and joins(d, experiment, row):
             names.append(d.name)
-            options[d.name] = dict(d.options)
+            options[d.name] = {**d.options, **(study_options or {}).get(d.name, {}), **row_options.get(d.name, {})}
     return tuple(names), options
 
 
