@@ -41,6 +41,9 @@ class Experiment:
     switch: str | None = None
     # (setting, experiment, its setting) for each setting whose instance another experiment writes.
     borrowed_instances: tuple = ()
+    # (setting, user algorithm, experiment) for each of a user algorithm's settings whose runs another
+    # experiment, on the same instance, seed, runs and options, makes (issue 47; _share_user_runs).
+    borrowed_runs: tuple = ()
 
     def setting_ids(self) -> list[str]:
         if self.sweep is None:
@@ -132,7 +135,7 @@ def experiments(config) -> dict[str, Experiment]:
                 settings_per_job=row.get("settings_per_job"),
                 priority=int(row.get("priority", 0)), opt_in=opt_in, switch_of=switch_of,
                 choice=row.get("choice"), switch=None if row.get("switch") is None else str(row["switch"]))
-    return _share_instances(out)
+    return _share_user_runs(config, _share_instances(out))
 
 
 SWITCH_OVERRIDES = ("settings", "options", "algorithms", "values", "preview_values", "trials", "chunk_size",
@@ -186,6 +189,39 @@ def _share_instances(exps: dict[str, Experiment]) -> dict[str, Experiment]:
                     borrowed.append((setting, *owner))
         out[name] = dataclasses.replace(exp, borrowed_instances=tuple(borrowed)) if borrowed else exp
     return {name: out[name] for name in exps}
+
+
+def _share_user_runs(config, exps: dict[str, Experiment]) -> dict[str, Experiment]:
+    """Point a user algorithm's settings at an earlier experiment's that has the same runs of it.
+
+    A run is a pure function of the setting's instance (family, settings, and run count, which an
+    external instance may read), the seed, the run range and the algorithm's options: where all of them
+    are equal (lingape's exp1_soare/_xy/_adaptive share instances and seed 0), the user's algorithm runs
+    once and every such experiment's runs file reads those runs. The paper's algorithms keep their own
+    runs (the published protocol runs them so). Owners: experiments built by default first, published
+    experiments before switch runs, then config order."""
+    owners: dict = {}
+    out = {}
+    first = sorted(exps.items(), key=lambda item: (on_request(item[1]), bool(item[1].switch_of)))
+    for name, exp in first:
+        users = user_algorithms.user_algorithms_of(exp.algorithms)
+        borrowed = []
+        for setting in exp.setting_ids() if users else ():
+            place = (exp.study, exp.instance, setting, repr(sorted(exp.instance_settings(setting).items())),
+                     seed_of(config, exp, setting), exp.trials, tuple(chunk_names(config, exp)))
+            for user in users:
+                key = (*place, user, repr(sorted(exp.options.get(user, {}).items())))
+                owner = owners.setdefault(key, name)
+                if owner != name:
+                    borrowed.append((setting, user, owner))
+        out[name] = dataclasses.replace(exp, borrowed_runs=tuple(borrowed)) if borrowed else exp
+    return {name: out[name] for name in exps}
+
+
+def runs_owner(exp: Experiment, setting: str, algorithm: str) -> str:
+    """The experiment whose raw runs of (setting, algorithm) `exp` reads: its own, or a user algorithm's
+    runs made by another experiment (_share_user_runs)."""
+    return next((o for s, a, o in exp.borrowed_runs if (s, a) == (setting, algorithm)), exp.name)
 
 
 def study_experiments(config, study: str) -> dict[str, Experiment]:

@@ -39,7 +39,7 @@ from linbandits.user import algorithms as user_algorithms
 from linbandits.atomic import write_text_atomic
 from linbandits.errors import UserError
 from linbandits.experiments import (Experiment, by_study, chunk_bounds, chunk_names, on_request,
-                                    own_instance_settings, seed_of, setting_groups)
+                                    own_instance_settings, runs_owner, seed_of, setting_groups)
 from linbandits.paths import instance_path, prefix, raw_inputs, raw_path, runs_stem
 
 JOB_SIZES = ("algorithm", "run_range", "study")
@@ -143,9 +143,11 @@ def experiment_rules(config, exp: Experiment, per_algorithm: bool) -> list[Plann
             out.append(simulate_rule(config, f"simulate_{exp.name}{part}", cells, values, constraints,
                                      f"simulate/{exp.name}/{who}/chunk{{chunk}}{part}", None, exp.priority))
         for user in users:
-            out.append(simulate_rule(config, f"simulate_{exp.name}{part}__{rule_word(user)}",
-                                     [Cell(exp, s, user, "{chunk}") for s in settings], *by_chunk,
-                                     f"simulate/{exp.name}/{user}/chunk{{chunk}}{part}", None, exp.priority))
+            own = [s for s in settings if runs_owner(exp, s, user) == exp.name]   # (issue 47: runs made once)
+            if own:
+                out.append(simulate_rule(config, f"simulate_{exp.name}{part}__{rule_word(user)}",
+                                         [Cell(exp, s, user, "{chunk}") for s in own], *by_chunk,
+                                         f"simulate/{exp.name}/{user}/chunk{{chunk}}{part}", None, exp.priority))
     return out
 
 
@@ -162,7 +164,10 @@ def study_rules(config, study: str, exps: list[Experiment]) -> list[PlannedRule]
     for e in exps:
         users += [u for u in paper_and_user_algorithms(e)[1] if u not in users]
     for user in users:
-        cells = [Cell(e, s, user, c) for e, c in runs if user in e.algorithms for s in e.setting_ids()]
+        cells = [Cell(e, s, user, c) for e, c in runs if user in e.algorithms for s in e.setting_ids()
+                 if runs_owner(e, s, user) == e.name]
+        if not cells:    # (every run of it made by an experiment built only on request)
+            continue
         out.append(simulate_rule(config, f"simulate_{study}__{rule_word(user)}", cells, [{}], {},
                                  f"simulate/{user}", f"simulate/all/{user}/all", priority))
     return out

@@ -5,7 +5,9 @@ results/<study>/{instances,raw,runs,tables}/..., figures/<study>/..., logs/<stud
 """
 from __future__ import annotations
 
-from linbandits.experiments import Experiment, chunk_names, own_instance_settings
+import dataclasses
+
+from linbandits.experiments import Experiment, chunk_names, own_instance_settings, runs_owner
 
 
 def prefix(config) -> str:
@@ -30,8 +32,10 @@ def raw_chunk_paths(config, exp: Experiment, setting: str, algorithm: str, ext: 
 
 
 def raw_inputs(config, exp: Experiment) -> list[str]:
-    """Every raw chunk CSV of an experiment: settings outer, then algorithms, then run ranges."""
-    return [p for s in exp.setting_ids() for a in exp.algorithms for p in raw_chunk_paths(config, exp, s, a)]
+    """Every raw chunk CSV of an experiment: settings outer, then algorithms, then run ranges; a user
+    algorithm's where another experiment makes its runs (experiments.runs_owner, the same run ranges)."""
+    return [p for s in exp.setting_ids() for a in exp.algorithms
+            for p in raw_chunk_paths(config, dataclasses.replace(exp, name=runs_owner(exp, s, a)), s, a)]
 
 
 def instance_outputs(config, exp: Experiment, ext: str) -> list[str]:
