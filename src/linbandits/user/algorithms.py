@@ -23,11 +23,13 @@ the config snapshot they read.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import importlib
 import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -169,11 +171,38 @@ def _load_file(path: str, where: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        with own_numba_cache(file):
+            spec.loader.exec_module(module)
     except BaseException:
         del sys.modules[module_name]
         raise
     return module
+
+
+def numba_cache_dir() -> Path:
+    """Where the numba functions of user files loaded here keep their cache (`cache=True`)."""
+    home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(home) / "linbandits" / "numba"
+
+
+@contextlib.contextmanager
+def own_numba_cache(file: Path):
+    """Numba functions of a user file defined with `cache=True` keep their cache in numba_cache_dir(), not
+    in the __pycache__ beside the file. Numba names a cache entry by the file (not the module) and, on
+    loading it, imports the module it was compiled in by name: an entry written by `import mine` would
+    make the loader here (module linbandits_user_mine_<digest>) fail on `import mine`, and an entry
+    written here would make a later `import mine` fail the same way. Separate caches never meet."""
+    if b"numba" not in file.read_bytes():     # a file that never names numba defines no numba function
+        yield
+        return
+    import numba.core.config as numba_config
+
+    before = numba_config.CACHE_DIR
+    numba_config.CACHE_DIR = str(numba_cache_dir())
+    try:
+        yield
+    finally:
+        numba_config.CACHE_DIR = before
 
 
 # ---------------------------------------------------------------- where they run
@@ -263,7 +292,13 @@ def simulate_checked(algorithm, seed: int, trials, progress, expected: tuple, wh
     except Exception as exc:  # the user's code: any failure is reported, one line, as theirs
         import traceback
 
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        frames = traceback.extract_tb(exc.__traceback__)
+        if isinstance(exc, ModuleNotFoundError) and any("numba" in f.filename and "caching" in f.filename
+                                                        for f in frames):
+            raise UserError(f"user algorithm {name} failed in {where}: numba's cache of a cache=True function "
+                            f"({exc}) was written under another module name; delete the __pycache__ folder "
+                            f"beside the file that defines it, or make {numba_cache_dir()} writable") from None
+        frame = frames[-1]
         raise UserError(f"user algorithm {name} failed in {where}: {type(exc).__name__}: {exc} (at "
                         f"{Path(frame.filename).name}:{frame.lineno}); fix its run method") from None
     check_records(name, records, len(trials), expected, where)
