@@ -142,3 +142,28 @@ def test_snakemake_runs_the_user_once_and_both_runs_files_hold_its_runs(shared_r
     for column, values in own.columns.items():
         assert np.array_equal(adaptive.column("Delta1", "Mine", column), np.asarray(values))
         assert np.array_equal(canonical.column("Delta1", "Mine", column), np.asarray(values))
+
+
+# ---------------------------------------------------------------- switch runs the user lists
+
+def test_a_listed_switch_run_reads_the_bases_runs_unless_it_changes_the_users(user_file):
+    """A switch run the user lists (its entry's `experiments`) runs the user's algorithm there: on the base's
+    instances and seeds, so where the switch changes only a paper algorithm's options (scratch: LinGapE's
+    form) the user's runs are the base's, made once; where the switch row gives the user's algorithm
+    options of its own, it runs them."""
+    config = lingape_config(user_file)
+    config["extra_algorithms"]["lingape"]["Mine"] = {
+        "class": f"{user_file}:Mine", "experiments": ["exp2_canonical", "exp2_canonical__scratch",
+                                                      "exp2_canonical__ratio"]}
+    switches = config["studies"]["lingape"]["switches"]
+    ratio = next(sw for sw in switches if sw["name"] == "ratio")
+    ratio["options"] = {**ratio["options"], "Mine": {"rule": "ratio"}}
+    from linbandits.validation import validate_config
+    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+    exps = experiments(config)
+    assert "Mine" in exps["exp2_canonical__scratch"].algorithms and exps["exp2_canonical__ratio"].options["Mine"] == \
+        {"rule": "ratio"}
+    own = owners(config)
+    assert own[("exp2_canonical__scratch", "Delta1")] == "exp2_canonical"
+    assert own[("exp2_canonical__ratio", "Delta1")] == "exp2_canonical__ratio"
+    assert set(user_jobs(config)) == {"simulate_exp2_canonical__Mine", "simulate_exp2_canonical__ratio__Mine"}
