@@ -4,42 +4,24 @@ LinGapE S = 2 so). Accepted and validated against the user class's `defaults` in
 the job plans, so that changing them changes exactly the user's plans (the jobs Snakemake reruns).
 Planted: the old behaviour (only the declared options reach the user) is caught.
 """
-import textwrap
-from pathlib import Path
-
 import pytest
+from user_lingape import SCHEMA, write_user_file
+from user_lingape import lingape_config as declared_in
 
 from linbandits import jobs
 from linbandits.errors import UserError
 from linbandits.experiments import experiments
-from linbandits.study_config import read_config
 from linbandits.user import algorithms as user_algorithms
 from linbandits.validation import validate_config
-
-REPO = Path(__file__).resolve().parents[1]
-TEST_CONFIG = REPO / ".test" / "config" / "config.yaml"
-SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-
-USER_CODE = textwrap.dedent('''
-    from linbandits.studies.lingape.algorithms import LinGapE
-
-
-    class Mine(LinGapE):        # LinGapE's options (S, lam, ...) under another name
-        name = "Mine"
-''')
 
 
 @pytest.fixture(scope="module")
 def user_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("user") / "mine_options.py"
-    path.write_text(USER_CODE)
-    return path
+    return write_user_file(tmp_path_factory.mktemp("user"))
 
 
 def lingape_config(user_file, row_options=None, study_options=None, declared=None) -> dict:
-    config = read_config(TEST_CONFIG)
-    entry = {"class": f"{user_file}:Mine", **({"options": declared} if declared else {})}
-    config["extra_algorithms"] = {"lingape": {"Mine": entry}}
+    config = declared_in(user_file, {"options": declared} if declared else None)
     body = config["studies"]["lingape"]
     if row_options is not None:
         body["experiments"]["exp2_canonical"].setdefault("options", {})["Mine"] = row_options

@@ -7,12 +7,13 @@ Planted: without the sharing every experiment runs it again (7 jobs, not 3); exp
 seed or other options must not share; through the real Snakemake the user's simulate jobs drop and the
 runs file of the reading experiment equals the runs made on its own instance and seed.
 """
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from user_lingape import SCHEMA, TEST_CONFIG, write_user_file
+from user_lingape import lingape_config as declared_in
 
 from linbandits import experiments as experiments_module
 from linbandits import jobs
@@ -23,29 +24,16 @@ from linbandits.problems import load_instance_file
 from linbandits.runs import RunSet
 from linbandits.study_config import read_config
 from linbandits.user import algorithms as user_algorithms
-
-REPO = Path(__file__).resolve().parents[1]
-TEST_CONFIG = REPO / ".test" / "config" / "config.yaml"
-
-USER_CODE = textwrap.dedent('''
-    from linbandits.studies.lingape.algorithms import LinGapE
-
-
-    class Mine(LinGapE):
-        name = "Mine"
-''')
+from linbandits.validation import validate_config
 
 
 @pytest.fixture(scope="module")
 def user_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("user") / "mine_shared.py"
-    path.write_text(USER_CODE)
-    return path
+    return write_user_file(tmp_path_factory.mktemp("user"))
 
 
 def lingape_config(user_file, **rows) -> dict:
-    config = read_config(TEST_CONFIG)
-    config["extra_algorithms"] = {"lingape": {"Mine": f"{user_file}:Mine"}}
+    config = declared_in(user_file)
     for name, change in rows.items():
         config["studies"]["lingape"]["experiments"][name].update(change)
     return config
@@ -152,14 +140,12 @@ def test_a_listed_switch_run_reads_the_bases_runs_unless_it_changes_the_users(us
     form) the user's runs are the base's, made once; where the switch row gives the user's algorithm
     options of its own, it runs them."""
     config = lingape_config(user_file)
-    config["extra_algorithms"]["lingape"]["Mine"] = {
-        "class": f"{user_file}:Mine", "experiments": ["exp2_canonical", "exp2_canonical__scratch",
-                                                      "exp2_canonical__ratio"]}
+    config["extra_algorithms"]["lingape"]["Mine"]["experiments"] = [
+        "exp2_canonical", "exp2_canonical__scratch", "exp2_canonical__ratio"]
     switches = config["studies"]["lingape"]["switches"]
     ratio = next(sw for sw in switches if sw["name"] == "ratio")
     ratio["options"] = {**ratio["options"], "Mine": {"rule": "ratio"}}
-    from linbandits.validation import validate_config
-    validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+    validate_config(config, SCHEMA)
     exps = experiments(config)
     assert "Mine" in exps["exp2_canonical__scratch"].algorithms and exps["exp2_canonical__ratio"].options["Mine"] == \
         {"rule": "ratio"}
