@@ -248,7 +248,7 @@ def check_named_keys(config, study: str, section: dict, schema: dict) -> None:
         if kind and isinstance(value, str) and value not in names(kind):
             article = "an" if kind[0] in "aeiou" else "a"
             raise UserError(f"config: studies/{study}/{'/'.join(where)} = {value!r} is not {article} {kind} of {study}; "
-                            f"its {kind}s are: {', '.join(names(kind))}")
+                            f"its {kind}s are: {', '.join(names(kind))}; name one of them, or drop the key ({where[-1]}: null)")
         if isinstance(value, dict):
             for key, item in value.items():
                 if "propertyNames" in node:
