@@ -42,6 +42,7 @@ class Command:
     line: int
     text: str
     block: Block
+    part: int = 0       # the command's place in an `a && b` line
 
     @property
     def words(self) -> list[str]:
@@ -53,7 +54,7 @@ class Command:
 
     @property
     def id(self) -> str:
-        return f"{self.doc}:{self.line}"
+        return f"{self.doc}:{self.line}" + (f"+{self.part}" if self.part else "")
 
 
 def doc_paths(repo: Path) -> list[Path]:
@@ -103,8 +104,8 @@ def commands(block: Block) -> list[Command]:
         if first not in PROGRAMS:
             continue
         text = _strip_comment(line)
-        for part in re.split(r"\s+&&\s+", text):
-            out.append(Command(block.doc, start, part.strip(), block))
+        for part, command in enumerate(re.split(r"\s+&&\s+", text)):
+            out.append(Command(block.doc, start, command.strip(), block, part))
     return out
 
 
