@@ -8,7 +8,7 @@ the tiny .test configuration and which holds the outputs of the session's finish
 
 | command | run here as |
 |---|---|
-| `snakemake ... --config preview=true`, `--report`, target `archive` | itself (a .test-sized preview) |
+| `snakemake ... --report`, target `archive`, and a preview a later one of these reads | itself (a .test-sized preview) |
 | any other `snakemake ...` | itself with `-n` (Snakemake's dry run: arguments, config, targets, DAG) |
 | `linbandits ...` | itself |
 | `python -m pytest ...` | itself with `--collect-only -q` (the paths exist and import) |
@@ -40,11 +40,17 @@ RUN = [c for c in COMMANDS if not c.block.mark]
 PIP_DRY = "--dry-run --no-deps --no-build-isolation --no-index"
 
 
-def as_run_here(command: Command) -> str:
-    """The shell line that runs the documented command here (the table above)."""
+def reads_a_finished_run(text: str) -> bool:
+    return "--report" in text or " archive" in text
+
+
+def as_run_here(command: Command, later: list[Command] = ()) -> str:
+    """The shell line that runs the documented command here (the table above); later: the doc's
+    commands after it."""
     text, program = command.text, command.program
     if program == "snakemake":
-        real = "preview=true" in text or "--report" in text or " archive" in text
+        real = reads_a_finished_run(text) or ("preview=true" in text and any(
+            reads_a_finished_run(c.text) and "preview=true" in c.text for c in later))
         return text if real else re.sub(r"\bsnakemake\b", "snakemake -n", text, count=1)
     if program in ("python", "python3") and " -m pytest" in text:
         return f"{text} --collect-only -q"
@@ -101,9 +107,10 @@ class DocRun:
                         (copy / block.mark_arg).parent.mkdir(parents=True, exist_ok=True)
                         (copy / block.mark_arg).write_text(block.text)
                 self.copies[command.doc] = copy
-            for earlier in [c for c in RUN if c.doc == command.doc]:
+            doc = [c for c in RUN if c.doc == command.doc]
+            for i, earlier in enumerate(doc):
                 if earlier.id not in self.results:
-                    line = as_run_here(earlier)
+                    line = as_run_here(earlier, doc[i + 1:])
                     self.results[earlier.id] = failure(earlier, line, run_shell(line, copy))
                 if earlier.id == command.id:
                     break
