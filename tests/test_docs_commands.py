@@ -69,7 +69,7 @@ def make_copy(dest: Path, finished_run: Path | None) -> Path:
         shutil.copy2(REPO / rel, target)
     shutil.copy2(finished_run / "config" / "config.yaml" if finished_run else TEST_CONFIG,
                  dest / "config" / "config.yaml")
-    for name in ("results", "figures", "logs", "data", ".snakemake"):
+    for name in ("results", "figures", "logs", "data", ".snakemake", ".linbandits"):
         if finished_run and (finished_run / name).exists():
             shutil.copytree(finished_run / name, dest / name, symlinks=True)
     return dest
