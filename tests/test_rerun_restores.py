@@ -13,8 +13,8 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import config_of
 from linbandits import experiments
+from linbandits.study_config import read_config
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT_DIRS = ("results", "figures")
@@ -27,7 +27,7 @@ def output_files(work: Path) -> dict[str, bytes]:
 
 def damaged_chunk(work: Path) -> Path:
     """A raw chunk of a P1-RAGE experiment of the default target, of several runs."""
-    default = [n for n, e in experiments.experiments(config_of(work)).items()
+    default = [n for n, e in experiments.experiments(read_config(work / "config" / "config.yaml")).items()
                if e.study == "p1rage" and e.opt_in is None]
     for name in default:
         for chunk in sorted((work / "results" / "p1rage" / "raw" / name).rglob("chunk*.csv")):
