@@ -315,7 +315,7 @@ def user_run(tmp_path_factory, snakemake):
     p1rage = read_config(test_config)["studies"]["p1rage"]
     experiments = {k: None for k in p1rage["experiments"]}
     experiments["soare_sto"] = {"values": [10], "trials": 40}
-    config["studies"] = {"p1rage": {"experiments": experiments, "switches": [],
+    config["studies"] = {"p1rage": {"experiments": experiments, "published": {"r6a": None}, "switches": [],
                                     "figures": {k: None for k in p1rage["figures"] if k != "fig2a_soare_sto"}},
                          **{s: {"enabled": False} for s in catalogue.studies() if s != "p1rage"}}
     config["extra_algorithms"] = {"p1rage": {"Uniform": "uniform.py:Uniform", "Elsewhere": f"{elsewhere}:Uniform"}}

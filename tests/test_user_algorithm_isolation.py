@@ -58,9 +58,7 @@ def write_config(workdir: Path, preview: bool, user_file: Path | None) -> Path:
     p1 = read_config(TEST_CONFIG)["studies"]["p1rage"]
     experiments = {k: None for k in p1["experiments"] if k not in ("soare_sto", "malicious")}
     figures = {k: None for k in p1["figures"] if k not in ("fig2a_soare_sto", "fig4_malicious")}
-    # (published: the published data's experiments; the slice keeps soare_sto's)
-    config["studies"] = {"p1rage": {"experiments": experiments, "figures": figures, "switches": [],
-                                    "published": {"r6a": None}},
+    config["studies"] = {"p1rage": {"experiments": experiments, "published": {"r6a": None}, "figures": figures, "switches": []},
                          **{s: {"enabled": False} for s in catalogue.studies() if s != "p1rage"}}
     config["preview"] = preview
     config["extra_algorithms"] = {"p1rage": {name: {"class": f"{user_file}:{name}", "experiments": ["malicious"]}

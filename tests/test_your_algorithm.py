@@ -375,9 +375,7 @@ def small_config(workdir: Path, extra: dict) -> Path:
     experiments = {k: None for k in p1["experiments"] if k not in ("soare_sto", "malicious")}
     experiments["soare_sto"] = {"values": [10, 1010], "trials": 120}
     figures = {k: None for k in p1["figures"] if k not in ("fig2a_soare_sto", "fig4_malicious")}
-    # (published: the published data's experiments; the slice keeps soare_sto's)
-    config["studies"] = {"p1rage": {"experiments": experiments, "figures": figures, "switches": [],
-                                    "published": {"r6a": None}},
+    config["studies"] = {"p1rage": {"experiments": experiments, "published": {"r6a": None}, "figures": figures, "switches": []},
                          **{s: {"enabled": False} for s in catalogue.studies() if s != "p1rage"}}
     config["extra_algorithms"] = extra
     (workdir / "config").mkdir(parents=True, exist_ok=True)

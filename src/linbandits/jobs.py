@@ -18,7 +18,7 @@ the paper's jobs nor make Snakemake delete their files. No number depends on `jo
 setting depends only on the setting's seed and i.
 
 Every simulate job, and every job a study declares (`Study.jobs`: OPKB's tuning grid), reads what it
-runs from its plan file, results/<study>/plans/<job>.json (beside its log, logs/<study>/<job>.log): the
+runs from its plan file, .linbandits/plans/<study>/<job>.json (beside its log, logs/<study>/<job>.log): the
 function that runs it (`runner`) and that function's data (a simulate job's: its tasks, each one
 algorithm with its options and run range over its cells). The workflow writes a job's plan when it
 builds the job, and only when the plan's text changes (`write_plan`): Snakemake reruns a job whose
@@ -70,10 +70,10 @@ class PlannedRule:
 
 def job_files(config, study: str, stem: str, benchmark_stem: str | None = None) -> dict:
     """log, benchmark and plan_file of a job named by `stem` (e.g. simulate/<experiment>/{algorithm}/chunk{chunk}):
-    logs/<study>/<stem>.log, logs/<study>/benchmarks/<stem>.tsv, results/<study>/plans/<stem>.json."""
+    logs/<study>/<stem>.log, logs/<study>/benchmarks/<stem>.tsv, .linbandits/plans/<study>/<stem>.json."""
     return {"log": f"{prefix(config)}logs/{study}/{stem}.log",
             "benchmark": f"{prefix(config)}logs/{study}/benchmarks/{benchmark_stem or stem}.tsv",
-            "plan_file": f"{prefix(config)}results/{study}/plans/{stem}.json"}
+            "plan_file": f"{prefix(config)}.linbandits/plans/{study}/{stem}.json"}
 
 
 def job_size(config) -> str:
@@ -269,7 +269,7 @@ def main_run(argv=None) -> int:
     p = argparse.ArgumentParser(prog="linbandits run-job",
                                 description="Run one job of the workflow from its plan file (the simulate jobs "
                                             "and the jobs a study declares).")
-    p.add_argument("plan", help="the job's plan file, results/<study>/plans/<job>.json")
+    p.add_argument("plan", help="the job's plan file, .linbandits/plans/<study>/<job>.json")
     args = p.parse_args(argv)
     return run_plan_file(args.plan)
 

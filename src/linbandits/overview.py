@@ -20,7 +20,7 @@ from pathlib import Path
 
 from linbandits import catalogue, products
 from linbandits.atomic import write_text_atomic
-from linbandits.claims.engine import FAILS_TO_HOLD, VERDICTS
+from linbandits.claims.engine import FAILS_TO_HOLD, NOT_RUN, VERDICTS
 from linbandits.claims.findings import render_findings
 from linbandits.claims.render import counts, decision_phrase, depends_on_a_choice, post_hoc_phrase, published_phrase, \
     verdict_phrase
@@ -48,6 +48,25 @@ def study_entry(snapshot) -> dict:
     claims = read_json(Path(snapshot).with_name("claims.json"))
     entry["claims"], entry["findings"] = claims["claims"], claims.get("findings", [])
     return entry
+
+
+def not_run_reason(record: dict) -> str:
+    """Why a claim was not run: what each of its parts lacks (an experiment not in this run, an opt-in
+    target), each said once."""
+    reasons: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if node.get("missing") and node["missing"] not in reasons:
+                reasons.append(node["missing"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(record.get("parts"))
+    return "not run: " + ("; ".join(reasons) if reasons else "no part of it was run")
 
 
 def _cell(text) -> str:
@@ -96,14 +115,15 @@ def render_overview(studies: list[dict], preview: bool = False, findings: str = 
                                                                           or "none"), "",
                     "| claim | verdict | " + ("on the published data | " if witness else "")
                     + ("post-hoc reading (not counted) | " if second else "")
-                    + "flips at / to decide | robustness | what a 'does not hold' points to |",
+                    + "flips at / to decide (why not run) | robustness | what a 'does not hold' points to |",
                     "|---|---|" + ("---|" if witness else "") + ("---|" if second else "") + "---|---|---|"]
         for r in s["claims"]:
             cause = r.get("cause", "") if r["verdict"] == FAILS_TO_HOLD else ""
             pub = f" {_cell(published_phrase(r))} |" if witness else ""
             post = f" {_cell(post_hoc_phrase(r) or '-')} |" if second else ""
             details.append(f"| `{r['id']}` ({_cell(r.get('figure', ''))}) | **{_cell(verdict_phrase(r))}** |{pub}{post} "
-                           f"{_cell(decision_phrase(r))} | {_cell(r.get('robustness', {}).get('text', ''))} | "
+                           f"{_cell(not_run_reason(r) if r['verdict'] == NOT_RUN else decision_phrase(r))} | "
+                           f"{_cell(r.get('robustness', {}).get('text', ''))} | "
                            f"{_cell(cause)} |")
         details += ["", f"Each claim's quote, estimates, intervals and tests: `{s['claims_file']}`.", ""]
     return "\n".join(lines + [""] + details).rstrip() + "\n"

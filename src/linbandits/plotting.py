@@ -250,6 +250,9 @@ def add_figure_legend(fig, last_labels=()) -> None:
             if label not in handles:
                 handles[label] = handle
                 labels.append(label)
+    # "X (on Y)" names a curve drawn exactly over Y's in one panel; where X is drawn apart in another
+    # panel, that panel's entry shows X's look, and the twin entry would be a second name for it
+    labels = [lab for lab in labels if not (lab.endswith(")") and " (on " in lab and lab.split(" (on ")[0] in handles)]
     if not labels:
         return
     labels.sort(key=lambda lab: any(lab.startswith(last) for last in last_labels))

@@ -204,8 +204,9 @@ class Context:
                                caption=spec.get("caption", ""), target=self.figure_target(spec)))
         return out
 
-    def note(self, *more) -> str:
-        """A figure's subtitle: the preview banner and whatever else the panel must say."""
+    def banner(self, *more) -> str:
+        """What a product says above its content: the preview banner (a preview's runs are not the
+        published protocol's) and whatever else it must say (a figure's subtitle, the claims report's head)."""
         notes = ["PREVIEW: reduced runs and settings, not the published protocol"] if self.preview else []
         return "; ".join(notes + [m for m in more if m])
 
@@ -355,7 +356,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
             more = sections(c, results) if sections else ()
             if users and name == "claims" and not robust:   # [user algorithms, issue 37]
                 more = [*more, *comparison.sections(c, users)]
-            head = list(intro) + ([f"**{c.note()}**", ""] if c.preview else [])
+            head = list(intro) + ([f"**{c.banner()}**", ""] if c.preview else [])
             made = {p.name: p.outputs for p in study_products(c.config, c.study)}
             write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,
                          sections=more, level=c.level, choices=c.section.get("choices") or {},

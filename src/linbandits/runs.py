@@ -52,7 +52,8 @@ def collect(chunks: list[str], trials: int, curves: bool) -> tuple[dict, dict]:
         if algorithm not in algorithms:
             algorithms.append(algorithm)
         header = _header(paths[0])
-        runs = collect_trials(paths, trials, columns=tuple(header), integer_columns=("trial",))
+        runs = collect_trials(paths, trials, columns=tuple(header), integer_columns=("trial",),
+                              check=_check_chunk_range)
         key = f"{setting}/{algorithm}"
         for column in header[1:]:
             arrays[f"{key}/{column}"] = runs[column].to_numpy()
@@ -65,6 +66,17 @@ def collect(chunks: list[str], trials: int, curves: bool) -> tuple[dict, dict]:
         series[key] = entry
     meta = {"settings": settings, "algorithms": algorithms, "trials": int(trials), "series": series}
     return arrays, meta
+
+
+def _check_chunk_range(chunk, path: str) -> None:
+    """A chunk holds every run of its name's range (chunk<a>-<b>: runs a..b), or it is damaged."""
+    m = CHUNK.search(str(path).replace("\\", "/"))
+    first, last = int(m["first"]), int(m["last"])
+    if sorted(chunk["trial"].tolist()) != list(range(first, last + 1)):
+        n = last - first + 1
+        held = f"{len(chunk)} of its {n} runs" if len(chunk) < n else f"other runs than its {n}"
+        raise UserError(f"raw chunk {path} holds {held} ({first}..{last}): it is damaged or was cut "
+                        "short; delete it and run the same command again (its simulate job remakes it)")
 
 
 def _first_run(path: str) -> int:

@@ -6,6 +6,8 @@ prints it and stops (`snakemake -n` refuses a bad config).
 from __future__ import annotations
 
 import copy
+import os
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -75,6 +77,7 @@ def check_config_values(config) -> None:
     declared = user_algorithms.declared(config)
     for study, body in study_sections(config).items():
         users = {d.name: d for d in declared.values() if d.study == study}    # their options too (issue 47)
+        check_study_algorithms_known(config, study, body)
         check_study_algorithms_used(study, body)
         rows = body.get("experiments") or {}
         user_runs = tuple(n for n, d in users.items() if any(user_algorithms.joins(d, e, r) for e, r in rows.items()))
@@ -121,6 +124,17 @@ def study_runs(body: dict) -> tuple:
     for row in (body.get("experiments") or {}).values():
         runs += [a for a in row.get("algorithms", listed) if a not in runs]
     return tuple(runs)
+
+
+def check_study_algorithms_known(config, study: str, body: dict) -> None:
+    """Every name in the study's `algorithms` is an algorithm of the study (or a user's, declared for it)."""
+    known = list(catalogue.studies()[study].algorithms)
+    known += [n for n, d in user_algorithms.declared(config).items() if d.study == study]
+    unknown = [a for a in body.get("algorithms", ()) if a not in known]
+    if unknown:
+        raise UserError(f"config: studies/{study}/algorithms: unknown algorithm {unknown[0]!r}; the algorithms of "
+                        f"{study} are: {', '.join(known)} (a typo, or your own class: declare it under "
+                        f"extra_algorithms/{study}, docs/your-algorithm.md)")
 
 
 def check_study_algorithms_used(study: str, body: dict) -> None:
@@ -263,7 +277,7 @@ def check_named_keys(config, study: str, section: dict, schema: dict) -> None:
         if kind and isinstance(value, str) and value not in names(kind):
             article = "an" if kind[0] in "aeiou" else "a"
             raise UserError(f"config: studies/{study}/{'/'.join(where)} = {value!r} is not {article} {kind} of {study}; "
-                            f"its {kind}s are: {', '.join(names(kind))}")
+                            f"its {kind}s are: {', '.join(names(kind))}; name one of them, or drop the key ({where[-1]}: null)")
         if isinstance(value, dict):
             for key, item in value.items():
                 if "propertyNames" in node:
@@ -305,3 +319,71 @@ def describe_schema_error(err, base=()) -> str:
     if err.validator == "required":
         return f"config: {err.message} at {where}"
     return f"config: {where}: {err.message}"
+
+
+# ------------------------------------------- the command line and the checkout (issue 50)
+# Checked as Snakemake reads the workflow, each refused in one line naming the problem and the fix,
+# where Snakemake would hang (--cores 0) or print a traceback. What Snakemake refuses before it reads
+# the workflow (its own options: --configfile, --config) is in README.md's Troubleshooting.
+
+def refuse_on_error(check, *args) -> None:
+    """Run one check; its UserError is printed as the one line the user reads, and Snakemake stops."""
+    try:
+        check(*args)
+    except UserError as exc:
+        sys.stderr.write(f"\n{exc}\n\n")
+        sys.exit(1)
+
+
+def check_yaml_file(path) -> None:
+    """A config file that is not YAML, named with the line and column of the problem."""
+    if not os.path.exists(path):
+        return
+    try:
+        with open(path, encoding="utf-8") as handle:
+            yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UserError(f"{path}{where}: not valid YAML ({what}); fix the file there "
+                        "(a space after every ':', no tabs, brackets closed)") from None
+
+
+def check_cores(cores) -> None:
+    if cores == 0:
+        raise UserError("--cores 0 runs no job (Snakemake would wait forever); give --cores 1 or more, "
+                        "e.g. --cores 2, or --cores all for every core of this machine")
+
+
+def check_writable(directory) -> None:
+    if not os.access(directory, os.W_OK):
+        raise UserError(f"the working directory {directory} is read-only, and a run writes .snakemake/, "
+                        "results/, figures/ and logs/ there; run in a writable copy of the repository "
+                        "(cp -r) or give Snakemake a writable --directory")
+
+
+def command_line_targets(argv) -> list[str] | None:
+    """The targets of a `snakemake ...` command line, or None for another caller (a cluster job)."""
+    if not argv or "snakemake" not in str(argv[0]):
+        return None
+    from snakemake.cli import get_argument_parser
+
+    args, _ = get_argument_parser().parse_known_args(list(argv[1:]))
+    return None if args.target_jobs else list(args.targets or [])
+
+
+def check_targets(targets, rule_names, is_made, preview: bool, studies) -> None:
+    """Each target a rule's name, a file a rule makes (is_made(path)) or a file there is."""
+    for target in targets:
+        if target in rule_names or os.path.exists(target) or is_made(target):
+            continue
+        if target.startswith("preview/") and not preview:
+            raise UserError(f"target {target} is a preview file: add --config preview=true after the targets "
+                            f"(snakemake --cores 2 {target} --config preview=true)")
+        if preview and is_made(f"preview/{target}"):
+            raise UserError(f"target {target}: a preview writes every file under preview/; "
+                            f"ask for preview/{target}")
+        raise UserError(f"no rule makes target {target!r}; a target is `all`, a study ({', '.join(studies)}), "
+                        "another rule `snakemake --list-rules` lists, or a file one makes (`snakemake -n` "
+                        "lists the jobs of the default target; README.md, \"What comes out where\")")

@@ -111,6 +111,30 @@ def test_a_curve_drawn_over_another_says_so_in_the_legend():
     assert legend_texts(build_figure("curves", table, "t", "s"))[:3] == ["G-BAI", "P1-RAGE", "Peace (on G-BAI)"]
 
 
+def test_a_twin_in_one_panel_drawn_apart_in_another_has_one_legend_entry(monkeypatch):
+    """Peace on G-BAI in the first panel but apart in the second (Fig. 3's two sweeps): the shared legend
+    names Peace once, by the look it has where it is seen, not also as 'Peace (on G-BAI)', a second name
+    for one look (figure_checks' legend check). Planted: the legend keeping every label."""
+    import linbandits.studies.p1rage.figures as p1_figures
+    from linbandits.figure_checks import legend_problems
+
+    same = make_table({"G-BAI": [20, 25, 30, 40], "Peace": [20, 25, 30, 40]}, XS)
+    apart = make_table({"G-BAI": [20, 25, 30, 40], "Peace": [10, 15, 30, 41]}, XS, experiment="multi_period")
+    fig = build_figure("curves", [same, apart], ["a", "b"], ["s", "L"])
+    assert legend_texts(fig)[:2] == ["G-BAI", "Peace"] and legend_problems(fig) == []
+
+    def keep_every_label(fig, last_labels=()):
+        handles = {}
+        for ax in fig.axes:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(label, handle)
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center", frameon=False)
+
+    monkeypatch.setattr(p1_figures, "add_figure_legend", keep_every_label)
+    planted = build_figure("curves", [same, apart], ["a", "b"], ["s", "L"])
+    assert legend_problems(planted), "the planted legend with both names passed the check"
+
+
 # ------------------------------------------------------------------ other panels
 
 def test_gap_panel_under_curves(curves_table):

@@ -2,6 +2,9 @@
 # and collected into its runs file, results/<study>/runs/<experiment>.{npz,json}, which every table,
 # figure and claim reads (linbandits.runs). runs_<experiment>, one job per experiment; with a job_size
 # other than `algorithm` (the preview) runs_<study>, a study's in one process.
+# The default target's runs files are among its own inputs: a runs file deleted after a failed
+# collect job (Snakemake removes a failed job's outputs) is rebuilt by the same command, though the
+# products made from it before still look up to date.
 
 for _name, _exps in jobs.experiment_jobs(
     config, [e for e in EXPERIMENTS.values() if e.study in PRODUCT_STUDIES]
@@ -31,3 +34,10 @@ for _name, _exps in jobs.experiment_jobs(
             command=jobs.collect_command(config, _exps),
         shell:
             f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+
+    STUDY_TARGETS[_exps[0].study] += [
+        f"{paths.runs_stem(config, e)}{ext}"
+        for e in _exps
+        if e.opt_in is None
+        for ext in (".npz", ".json")
+    ]

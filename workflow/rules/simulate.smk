@@ -1,7 +1,7 @@
 # Stage 2, simulate: the runs of every algorithm on every setting, as raw chunks
 #   results/<study>/raw/<experiment>/<setting>/<algorithm>/chunk<a>-<b>.csv (+ .json sidecar, + .curves.npz)
 # A simulate job runs cells (an algorithm's run range on one setting) and reads which from its plan
-# file, results/<study>/plans/<job>.json: the cells, each algorithm with its options, the run ranges.
+# file, .linbandits/plans/<study>/<job>.json: the cells, each algorithm with its options, the run ranges.
 # How many cells a job holds is the config's `job_size` (algorithm, run_range, study: linbandits.jobs
 # says what each means); a user's algorithm always has jobs of its own. The rules:
 #   simulate_<experiment>            one job per algorithm and run range (or per run range)

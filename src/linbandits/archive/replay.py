@@ -13,7 +13,7 @@ import os
 import random
 from pathlib import Path
 
-from linbandits import catalogue, experiments, paths, products
+from linbandits import catalogue, experiments, jobs, paths, products
 from linbandits.user import algorithms as user_algorithms
 from linbandits.archive.unpack import Unpacked
 from linbandits.errors import UserError
@@ -108,18 +108,21 @@ def job_settings(r: RunRange) -> list[str]:
 
 
 def replay_command(r: RunRange, outs: dict[str, str], curves: bool) -> list[str]:
-    """The pipeline's simulate-cells command for a range (`outs`: setting -> its CSV; paths relative to the run)."""
-    words = ["simulate-cells", "--algorithm", r.algorithm, "--first-trial", str(r.first), "--trials", str(r.n)]
-    for key, value in sorted(r.experiment.options.get(r.algorithm, {}).items()):
-        words += ["--option", f"{key}={value}"]
+    """The pipeline's simulate job for a range, as its `run-job` command: the plan (one task, the range's
+    algorithm with its options over `outs`, setting -> its CSV, paths relative to the run) is written to
+    replay/plans/ first, the same form as the workflow's plan files (linbandits.jobs.simulate_plan)."""
+    task = {"algorithm": r.algorithm,
+            "options": {k: str(v) for k, v in sorted(r.experiment.options.get(r.algorithm, {}).items())},
+            "first_trial": r.first, "trials": r.n, "curves": curves,
+            "cells": [{"instance": paths.instance_path(r.config, r.experiment, setting),
+                       "seed": experiments.seed_of(r.config, r.experiment, setting), "out": out}
+                      for setting, out in outs.items()]}
     if user_algorithms.is_user_algorithm(r.algorithm):
-        words += ["--user-algorithm", f"{r.study}/{r.algorithm}={user_algorithms.target_of(r.algorithm)}"]
-    if curves:
-        words.append("--curves")
-    for setting, out in outs.items():
-        seed = experiments.seed_of(r.config, r.experiment, setting)
-        words += ["--cell", paths.instance_path(r.config, r.experiment, setting), str(seed), out]
-    return words
+        task.update(study=r.study, user_class=user_algorithms.target_of(r.algorithm))
+    plan = Path("replay/plans") / f"{r.experiment.name}__{r.setting}__{r.algorithm}__{r.first}-{r.n}.json"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    jobs.write_plan(str(plan), {"runner": jobs.SIMULATE, "tasks": [task]})
+    return ["run-job", str(plan)]
 
 
 def run_quietly(words: list[str]) -> str | None:

@@ -161,7 +161,7 @@ def make_figure(ctx, name: str, spec: dict) -> Figure:
                          for label, col in ctx.section["table1"]["columns"].items() if len(col) > 2})
     return draw_figure([{"series": series, "level": ctx.level, "published": published}], spec,
                        ctx.figure_stem(name),
-                       "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.note())
+                       "synthetic stand-in for R6A, not the real data" if synthetic else "", ctx.banner())
 
 
 def _synthetic(ctx, experiment: str) -> bool:

@@ -131,4 +131,4 @@ def make_figure(ctx, name: str, spec: dict) -> Figure:
         panels.append({"title": p.get("title") or ctx.experiments[main].title, "series": series,
                        "C": float(bounds.loc[main, "C"]), "horizon": int(bounds.loc[main, "horizon"]),
                        "logx": p.get("logx", False)})
-    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())
+    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.banner())

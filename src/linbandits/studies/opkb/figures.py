@@ -88,4 +88,4 @@ def make_figure(ctx, name: str, spec: dict) -> Figure:
         panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series,
                        "seeds": len(ctx.experiments[p["experiment"]].setting_ids())})
     note = neural_note(ctx, maths=True) if neural(ctx) else NEURAL_NOT_RUN.split(":")[0]
-    return draw_figure(panels, spec, ctx.figure_stem(name), note, ctx.note())
+    return draw_figure(panels, spec, ctx.figure_stem(name), note, ctx.banner())

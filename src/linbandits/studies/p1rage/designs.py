@@ -44,14 +44,14 @@ def _q_matrix(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return np.matmul(np.matmul(Xs, np.linalg.pinv(A, hermitian=True)), np.swapaxes(Xs, 1, 2))
 
 
-def frank_wolfe_designs(X, sets, kind: str = "xy", iterations: int = FW_ITERATIONS):
+def frank_wolfe_designs(X, sets, objective: str = "xy", iterations: int = FW_ITERATIONS):
     """Frank-Wolfe designs for a batch of active sets over the arms of X.
 
     X: K x d arm matrix, or B x K x d (one arm matrix per design, all of
     the same shape: never zero-padded, so a design's arithmetic is the same
     whichever batch it is solved in). sets: B x K boolean, row b the set S_b.
-    kind "xy": Y = {x_a - x_b : a, b in S} (the transductive XY design);
-    kind "g": Y = {x_a : a in S}, support restricted to S (the G-optimal
+    objective "xy": Y = {x_a - x_b : a, b in S} (the transductive XY design);
+    objective "g": Y = {x_a : a in S}, support restricted to S (the G-optimal
     design of the arms in S).
     Returns (lam B x K, value B). A set with fewer than two arms under "xy"
     has no direction to estimate: the uniform design and value 0 (spec A).
@@ -59,28 +59,28 @@ def frank_wolfe_designs(X, sets, kind: str = "xy", iterations: int = FW_ITERATIO
     X = np.asarray(X, dtype=float)
     sets = np.atleast_2d(np.asarray(sets, dtype=bool))
     B, K = sets.shape
-    if kind == "g":
+    if objective == "g":
         support = sets
-    elif kind == "xy":
+    elif objective == "xy":
         support = np.ones_like(sets)
     else:
-        raise ValueError(f"kind must be 'xy' or 'g', got {kind!r}")
+        raise ValueError(f"objective must be 'xy' or 'g', got {objective!r}")
     lam = support / support.sum(axis=1, keepdims=True)
     values = np.zeros(B)
-    if kind == "xy":
+    if objective == "xy":
         live = sets.sum(axis=1) >= 2
     else:
         live = np.ones(B, dtype=bool)
     if not live.any() or iterations < 1:
         return lam, values
     X_live = X if X.ndim == 2 else X[live]
-    lam_live, values_live = _frank_wolfe_loop(X_live, lam[live], sets[live], support[live], kind, iterations)
+    lam_live, values_live = _frank_wolfe_loop(X_live, lam[live], sets[live], support[live], objective, iterations)
     lam[live] = lam_live
     values[live] = values_live
     return lam, values
 
 
-def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
+def _frank_wolfe_loop(X, lam, sets, support, objective, iterations):
     Xs = np.broadcast_to(X, (len(lam),) + X.shape[-2:]) if X.ndim == 2 else X
     if X.ndim == 2 and np.all(lam == lam[:1]):
         # Every design starts from the same lam (uniform over all arms): one Q serves all.
@@ -94,7 +94,7 @@ def _frank_wolfe_loop(X, lam, sets, support, kind, iterations):
         lam_b = np.ascontiguousarray(lam[b])
         value[b] = _fw_one(np.array(Xs[b], order="C"), np.array(Q[b], order="C"), lam_b,
                            np.ascontiguousarray(sets[b]), np.ascontiguousarray(support[b]),
-                           kind == "xy", iterations, _REFRESH_EVERY)
+                           objective == "xy", iterations, _REFRESH_EVERY)
         lam[b] = lam_b
     return lam, value
 
@@ -197,7 +197,7 @@ def _fw_one(X, Q, lam, active, support, pairs, iterations, refresh):  # pragma: 
     return value
 
 
-def exact_design(X, active, kind: str = "xy"):
+def exact_design(X, active, objective: str = "xy"):
     """The optimal design by convex optimisation (cvxpy), for one set.
 
     minimise t  s.t.  y^T A(lam)^{-1} y <= t for every y, lam in the simplex;
@@ -210,8 +210,8 @@ def exact_design(X, active, kind: str = "xy"):
     active = np.asarray(active, dtype=bool)
     K, d = X.shape
     idx = np.flatnonzero(active)
-    support = active if kind == "g" else np.ones(K, dtype=bool)
-    if kind == "xy":
+    support = active if objective == "g" else np.ones(K, dtype=bool)
+    if objective == "xy":
         if idx.size < 2:
             return np.full(K, 1.0 / K), 0.0
         Y = np.array([X[a] - X[b] for i, a in enumerate(idx) for b in idx[i + 1:]])
@@ -309,12 +309,12 @@ class DesignCache:
     def xy_value(self, keys):
         return self.xy(keys)[1]
 
-    def _solve(self, masks, kind):
+    def _solve(self, masks, objective):
         self.solves += len(masks)
         if self.solver == "exact":
-            out = [exact_design(self.X, m, kind) for m in masks]
+            out = [exact_design(self.X, m, objective) for m in masks]
             return np.array([o[0] for o in out]), np.array([o[1] for o in out])
-        return frank_wolfe_designs(self.X, masks, kind, self.iterations)
+        return frank_wolfe_designs(self.X, masks, objective, self.iterations)
 
 
 # Set by sharing_designs(): the DesignCaches of the current job, by (arm matrix, solver).

@@ -371,4 +371,4 @@ def make_figure(ctx, name: str, spec: dict) -> Figure:
                        "title": p.get("title") or (f"{exp.choice} = {exp.switch}" if exp.switch_of else exp.title),
                        "xlabel": p.get("xlabel", ""), "logx": p.get("logx", False),
                        "published": None if synthetic_yahoo(ctx, exp.name) else published_for(base, published)})
-    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.note())
+    return draw_figure(panels, spec, ctx.figure_stem(name), "", ctx.banner())

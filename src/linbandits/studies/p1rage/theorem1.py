@@ -83,4 +83,4 @@ def make_theorem1(ctx, name: str):
     summaries = [read_summary(ctx.summary_path(exp.name, s)) for s in exp.setting_ids()]
     table = error_table(ctx, exp.name)
     return write_theorem1(table, summaries, ctx.figure_stem(THEOREM1),
-                          panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=ctx.note())
+                          panel_subtitle(ctx, exp.name, table[table["algorithm"] == "G-BAI"]), note=ctx.banner())

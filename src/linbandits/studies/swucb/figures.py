@@ -146,4 +146,4 @@ def make_figure(ctx, name: str, spec: dict) -> Figure:
         series = [(switches.index(n) if n in switches else None, n,
                    results.experiment_series(ctx.experiments[n], ctx.runs(n))) for n in names]
         panels.append({"title": p.get("title") or ctx.experiments[p["experiment"]].title, "series": series})
-    return draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_stem(name), "", ctx.note())
+    return draw_figure([{**p, "slopes": slopes} for p in panels], spec, ctx.figure_stem(name), "", ctx.banner())

@@ -37,4 +37,4 @@ def make_figure(ctx) -> None:
 
     _, share, low, high = accuracy(ctx)
     draw_figure([{"title": "two arms, gap 0.5", "rows": [("Toy-Uniform", share, low, high)]}], {},
-                ctx.figure_stem("accuracy_bars"), "", ctx.note())
+                ctx.figure_stem("accuracy_bars"), "", ctx.banner())
