@@ -26,6 +26,8 @@ for _name, _exps in jobs.instance_jobs(
             f"{PREFIX}logs/{_exps[0].study}/benchmarks/instances/{_name}.tsv"
         # Its simulate jobs' priority: a preview's long chains (P1-RAGE's) start first.
         priority: _priority
+        group:
+            "instances"
         conda:
             ENV
         resources:
@@ -56,6 +58,8 @@ for _study in STUDIES:
             log:
                 f"{PREFIX}logs/{_study}/instances/{_exp.instance}_{_name}.log",
             priority: 50
+            group:
+                "instances"
             conda:
                 ENV
             resources:

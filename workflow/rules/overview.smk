@@ -22,6 +22,8 @@ rule overview:
         ),
     log:
         f"{PREFIX}logs/overview.log",
+    group:
+        "products"
     conda:
         ENV
     resources:
@@ -59,6 +61,8 @@ rule contact_sheet:
         multiext(f"{PREFIX}figures/contact_sheet_grey", ".pdf", ".png"),
     log:
         f"{PREFIX}logs/contact_sheet.log",
+    group:
+        "products"
     conda:
         ENV
     resources:

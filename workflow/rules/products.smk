@@ -17,6 +17,8 @@ rule study_config:
         f"{PREFIX}results/{{study}}/config.yaml",
     log:
         f"{PREFIX}logs/{{study}}/config.log",
+    group:
+        "products"
     resources:
         mem_mb=100,
         runtime=1,
@@ -64,6 +66,8 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
         benchmark:
             f"{PREFIX}logs/{_study}/benchmarks/products/all.tsv"
         priority: _priority
+        group:
+            "products"
         conda:
             ENV
         resources:
@@ -104,6 +108,8 @@ for _study in PRODUCT_STUDIES:
                 f"{PREFIX}logs/{_study}/{_p.kind}/{_p.name}.log",
             benchmark:
                 f"{PREFIX}logs/{_study}/benchmarks/{_p.kind}/{_p.name}.tsv"
+            group:
+                "products"
             conda:
                 ENV
             resources:

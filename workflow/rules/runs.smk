@@ -22,6 +22,8 @@ for _name, _exps in jobs.experiment_jobs(
         benchmark:
             f"{PREFIX}logs/{_exps[0].study}/benchmarks/runs/{_name}.tsv"
         priority: _priority
+        group:
+            "products"
         conda:
             ENV
         resources:
