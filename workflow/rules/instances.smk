@@ -36,7 +36,7 @@ for _name, _exps in jobs.instance_jobs(
         params:
             command=jobs.instance_command(config, _exps),
         shell:
-            f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+            f"{LB} {{params.command}} > {{log}} 2>&1"
 
 
 for _study in STUDIES:
@@ -68,7 +68,7 @@ for _study in STUDIES:
             params:
                 command=catalogue.resolve(_made.command)(config, _exp),
             shell:
-                f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+                f"{LB} {{params.command}} > {{log}} 2>&1"
 
         STUDY_TARGETS[_study] += [
             f for f in _made.also_builds if f not in STUDY_TARGETS[_study]

@@ -42,7 +42,7 @@ rule overview:
         preview="--preview" if config.get("preview") else "",
     shell:
         f"{LB} overview {{params.studies}} {{params.preview}} --out {{output.overview}}"
-        f" --findings {{output.findings}} > {{log}} 2>&1{ON_FAILURE}"
+        f" --findings {{output.findings}} > {{log}} 2>&1"
 
 
 # Every figure of the run on one page, in colour and in greyscale, as a reviewer would look at them

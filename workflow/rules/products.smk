@@ -76,7 +76,7 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
         params:
             study=lambda w, s=_study: s,
         shell:
-            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1{ON_FAILURE}"
+            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1"
 
     STUDY_TARGETS[_study] += [f for p in _ps for f in p.outputs]
 
@@ -123,7 +123,7 @@ for _study in PRODUCT_STUDIES:
                 name=lambda w, n=_p.name: n,
             shell:
                 f"{LB} products --study {{params.study}} --kind {{params.kind}} --only {{params.name}} "
-                f"--config {{input.config}} > {{log}} 2>&1{ON_FAILURE}"
+                f"--config {{input.config}} > {{log}} 2>&1"
 
         if _p.target:
             # an opt-in target, like the default one, builds only what the enabled studies name

@@ -32,4 +32,4 @@ for _name, _exps in jobs.experiment_jobs(
         params:
             command=jobs.collect_command(config, _exps),
         shell:
-            f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+            f"{LB} {{params.command}} > {{log}} 2>&1"

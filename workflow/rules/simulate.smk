@@ -47,4 +47,4 @@ for _rule in [r for s in STUDIES for r in PLANNED[s]]:
                 else ""
             ),
         shell:
-            f"{{params.fail}}{LB} run-job {{input.plan}} 2> {{log}}{ON_FAILURE}"
+            f"{{params.fail}}{LB} run-job {{input.plan}} 2> {{log}}"
