@@ -12,6 +12,10 @@
 #     jobs went through Slurm, that every output exists (a dry run finds
 #     nothing to do), that both runs made the same files, and that the tables
 #     are byte-identical to the local run's (cmp),
+#     that the Slurm jobs bundle the rule jobs (MIN_JOBS_PER_SLURM_JOB): a dry run
+#     through the profile predicts the Slurm jobs, the run submits that many, at
+#     most 1/MIN_JOBS_PER_SLURM_JOB of the rule jobs; the same dry run through the
+#     profile without its group-components (the planted bug) must give more,
 #  5. runs it once more on Slurm with a --config switch that makes one rule
 #     fail, and checks that Snakemake exits non-zero naming that rule, with the
 #     job's one-line error on its terminal,
@@ -41,10 +45,12 @@
 #   SLURM_EXTRA_ARGS extra arguments for the two Slurm runs only, e.g. to bundle
 #                    many short jobs into fewer Slurm jobs:
 #                    "--groups simulate_soare_sto=sim --group-components sim=20"
+#   MIN_JOBS_PER_SLURM_JOB  rule jobs per Slurm job at least, on average (the
+#                    profile's groups; default 3 for this repository, 0 = no check)
 #   SLURM_PROFILE / LOCAL_PROFILE  profile dirs (workflow/profiles/{slurm,local} of the repo)
 #   COPY_EXCLUDES    extra paths not copied (besides .git, .snakemake and what
 #                    PIPELINE_DIR/.gitignore ignores)
-#   BUDGET_SECONDS   hard time budget of the whole test (300)
+#   BUDGET_SECONDS   hard time budget of the whole test (600)
 #   KEEP_LOGS        a directory: copy the daemon and Snakemake logs there (debugging)
 # Exit: 0 = PASS, non-zero = FAIL. When it cannot run at all (not root, no
 # apt, ...) it prints one "SKIP:" line and exits 1 if CI=true, else 0.
@@ -56,7 +62,8 @@ REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 
 abs_from_repo() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$REPO_ROOT/$1" ;; esac; }
 
-PIPELINE_DIR=$(abs_from_repo "${PIPELINE_DIR:-.}")
+# normalised (no trailing /.), so that the defaults below recognise this repository
+PIPELINE_DIR=$(cd "$(abs_from_repo "${PIPELINE_DIR:-.}")" && pwd)
 PIPELINE_WORKDIR=${PIPELINE_WORKDIR:-.test}
 PIPELINE_CONFIG=${PIPELINE_CONFIG:-.test/config/config.yaml}
 TABLES_GLOB=${TABLES_GLOB:-results/*/tables/*.csv}
@@ -69,12 +76,16 @@ if [[ -z "${FAIL_MESSAGE+set}" && "$PIPELINE_DIR" == "$REPO_ROOT" ]]; then # thi
   FAIL_MESSAGE="error: simulate failed on purpose (LINBANDITS_FAIL_FOR_TESTING is set)"
 fi
 FAIL_MESSAGE=${FAIL_MESSAGE:-}
+if [[ -z "${MIN_JOBS_PER_SLURM_JOB+set}" && "$PIPELINE_DIR" == "$REPO_ROOT" ]]; then # its profile's groups
+  MIN_JOBS_PER_SLURM_JOB=3
+fi
+MIN_JOBS_PER_SLURM_JOB=${MIN_JOBS_PER_SLURM_JOB:-0}
 SNAKEMAKE_ARGS=${SNAKEMAKE_ARGS:-}
 SLURM_EXTRA_ARGS=${SLURM_EXTRA_ARGS:-}
 SLURM_PROFILE=$(abs_from_repo "${SLURM_PROFILE:-workflow/profiles/slurm}")
 LOCAL_PROFILE=$(abs_from_repo "${LOCAL_PROFILE:-workflow/profiles/local}")
 COPY_EXCLUDES=${COPY_EXCLUDES:-}
-BUDGET_SECONDS=${BUDGET_SECONDS:-300}
+BUDGET_SECONDS=${BUDGET_SECONDS:-600}
 KEEP_LOGS=${KEEP_LOGS:-}
 TEARDOWN_RESERVE=20 # seconds of the budget kept for the teardown
 
@@ -293,6 +304,39 @@ finish_run() { # label -> exit status of that run
 # Targets go first: --configfile and --config take several values each.
 start_run local "$LOCAL_WD" "${TARGET_ARR[@]}" --profile "$LOCAL_PROFILE" "${LOCAL_ARGS[@]}"
 
+# ---- bundling: the Slurm jobs a dry run through the profile predicts ------------
+# A dry run through the Slurm executor prints each Slurm job as one "Group job" line
+# or one top-level "rule X:" block; a job without a command ("Shell command: None":
+# the targets, the template rules) runs on the login node.
+slurm_plan() { # profile -> "<jobs with a command> <Slurm jobs>" for the targets
+  local out
+  out=$(cd "$SLURM_WD" && timeout 120 snakemake "${TARGET_ARR[@]}" --dry-run --profile "$1" \
+    "${SLURM_ARGS[@]}" "${SLURM_EXTRA_ARR[@]}" 2>&1) || { tail -n 20 <<<"$out" >&2; return 1; }
+  awk '$1 == "total" && !total {total = $2}
+    /\] Group job / {slurm++}
+    /^(rule|checkpoint) / {single = 1}
+    /^Shell command:/ {if ($0 == "Shell command: None") none++; else if (single) slurm++; single = 0}
+    END {print total - none, slurm + 0}' <<<"$out"
+}
+RULE_JOBS="" PREDICTED_JOBS=""
+if ((MIN_JOBS_PER_SLURM_JOB > 1)); then
+  # the planted bug: the same profile without its group-components entries
+  mkdir -p "$T/ungrouped-profile"
+  awk '/^group-components:/ {skip = 1; next} skip && /^[[:space:]]+- / {next} {skip = 0; print}' \
+    "$SLURM_PROFILE/config.yaml" >"$T/ungrouped-profile/config.yaml"
+  cmp -s "$SLURM_PROFILE/config.yaml" "$T/ungrouped-profile/config.yaml" \
+    && fail "the Slurm profile has no group-components: nothing bundles the rule jobs"
+  plan=$(slurm_plan "$SLURM_PROFILE") || die "dry run through the Slurm profile failed"
+  read -r RULE_JOBS PREDICTED_JOBS <<<"$plan"
+  plan=$(slurm_plan "$T/ungrouped-profile") || die "dry run through the ungrouped profile failed"
+  read -r _ UNGROUPED_JOBS <<<"$plan"
+  log "dry runs: $RULE_JOBS rule jobs in $PREDICTED_JOBS Slurm jobs; $UNGROUPED_JOBS without group-components (planted)"
+  ((PREDICTED_JOBS * MIN_JOBS_PER_SLURM_JOB <= RULE_JOBS)) \
+    || fail "the Slurm profile bundles too little: $PREDICTED_JOBS Slurm jobs for $RULE_JOBS rule jobs (at most 1/$MIN_JOBS_PER_SLURM_JOB wanted)"
+  ((UNGROUPED_JOBS * MIN_JOBS_PER_SLURM_JOB > RULE_JOBS && UNGROUPED_JOBS > PREDICTED_JOBS)) \
+    || fail "the bundling check cannot fail: without group-components the profile gives $UNGROUPED_JOBS Slurm jobs for $RULE_JOBS rule jobs"
+fi
+
 # ---- 2. install -----------------------------------------------------------------
 if [[ -n "$(missing_bins)" ]]; then
   log "installing slurm-wlm munge (apt-get install --no-install-recommends)"
@@ -435,6 +479,13 @@ fi
 n_jobs=$(grep -c 'submitted with SLURM jobid' "$T/log/snakemake-slurm.log" || true)
 log "Slurm run done: $n_jobs jobs submitted to Slurm"
 ((n_jobs > 0)) || fail "the Slurm run submitted no job to Slurm"
+if [[ -n "$PREDICTED_JOBS" ]]; then
+  if ((n_jobs == PREDICTED_JOBS)); then
+    log "bundled: $RULE_JOBS rule jobs in $n_jobs Slurm jobs, as the dry run predicted"
+  else
+    fail "the Slurm run submitted $n_jobs jobs, the dry run through the profile predicted $PREDICTED_JOBS"
+  fi
+fi
 
 # every output exists: a dry run over the Slurm copy finds nothing to do
 if (cd "$SLURM_WD" && timeout 120 snakemake "${TARGET_ARR[@]}" --dry-run --profile "$LOCAL_PROFILE" "${SLURM_ARGS[@]}") \

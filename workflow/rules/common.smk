@@ -56,10 +56,20 @@ STUDY_TARGETS = {s: [] for s in STUDIES}
 OPT_IN_TARGETS = {}
 
 
-# A job's last log line (its one-line error) on the terminal when it fails, not only in its log.
-# Appended to a shell command that writes its log; through Slurm, the profile's show-failed-logs
-# shows the log on the login node instead (the job's own terminal is its Slurm log).
-ON_FAILURE = " || (tail -n 1 {log} >&2; exit 1)"
+# The terminal: progress, one line per failed job with its error (the last line of its log), the
+# overview line last (linbandits.terminal); the log under .snakemake/log/ keeps everything. A dry
+# run, --verbose and --printshellcmds keep Snakemake's own output, a failed job's log included
+# (show-failed-logs in the workflow profile).
+if not (
+    workflow.dryrun
+    or workflow.output_settings.verbose
+    or workflow.output_settings.printshellcmds
+):
+    from snakemake.logging import logger as _snakemake_logger
+
+    from linbandits import terminal
+
+    terminal.install(_snakemake_logger)
 
 # Every job that reads a plan file (linbandits.jobs): the simulate jobs at the config's job_size,
 # then each study's own (Study.jobs).

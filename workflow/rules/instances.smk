@@ -26,6 +26,8 @@ for _name, _exps in jobs.instance_jobs(
             f"{PREFIX}logs/{_exps[0].study}/benchmarks/instances/{_name}.tsv"
         # Its simulate jobs' priority: a preview's long chains (P1-RAGE's) start first.
         priority: _priority
+        group:
+            "instances"
         conda:
             ENV
         resources:
@@ -34,7 +36,7 @@ for _name, _exps in jobs.instance_jobs(
         params:
             command=jobs.instance_command(config, _exps),
         shell:
-            f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+            f"{LB} {{params.command}} > {{log}} 2>&1"
 
 
 for _study in STUDIES:
@@ -56,6 +58,8 @@ for _study in STUDIES:
             log:
                 f"{PREFIX}logs/{_study}/instances/{_exp.instance}_{_name}.log",
             priority: 50
+            group:
+                "instances"
             conda:
                 ENV
             resources:
@@ -64,7 +68,7 @@ for _study in STUDIES:
             params:
                 command=catalogue.resolve(_made.command)(config, _exp),
             shell:
-                f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+                f"{LB} {{params.command}} > {{log}} 2>&1"
 
         STUDY_TARGETS[_study] += [
             f for f in _made.also_builds if f not in STUDY_TARGETS[_study]

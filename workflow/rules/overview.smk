@@ -25,6 +25,8 @@ rule overview:
         ),
     log:
         f"{PREFIX}logs/overview.log",
+    group:
+        "products"
     conda:
         ENV
     resources:
@@ -43,7 +45,7 @@ rule overview:
         preview="--preview" if config.get("preview") else "",
     shell:
         f"{LB} overview {{params.studies}} {{params.preview}} --out {{output.overview}}"
-        f" --findings {{output.findings}} > {{log}} 2>&1{ON_FAILURE}"
+        f" --findings {{output.findings}} > {{log}} 2>&1"
 
 
 # Every figure of the run on one page, in colour and in greyscale, as a reviewer would look at them
@@ -62,6 +64,8 @@ rule contact_sheet:
         multiext(f"{PREFIX}figures/contact_sheet_grey", ".pdf", ".png"),
     log:
         f"{PREFIX}logs/contact_sheet.log",
+    group:
+        "products"
     conda:
         ENV
     resources:

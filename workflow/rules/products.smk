@@ -17,6 +17,8 @@ rule study_config:
         f"{PREFIX}results/{{study}}/config.yaml",
     log:
         f"{PREFIX}logs/{{study}}/config.log",
+    group:
+        "products"
     resources:
         mem_mb=100,
         runtime=1,
@@ -64,6 +66,8 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
         benchmark:
             f"{PREFIX}logs/{_study}/benchmarks/products/all.tsv"
         priority: _priority
+        group:
+            "products"
         conda:
             ENV
         resources:
@@ -72,7 +76,7 @@ for _study in PRODUCT_STUDIES if BUNDLE_PRODUCTS else []:
         params:
             study=lambda w, s=_study: s,
         shell:
-            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1{ON_FAILURE}"
+            f"{LB} products --study {{params.study}} --kind all --config {{input.config}} > {{log}} 2>&1"
 
     STUDY_TARGETS[_study] += [f for p in _ps for f in p.outputs]
 
@@ -104,6 +108,8 @@ for _study in PRODUCT_STUDIES:
                 f"{PREFIX}logs/{_study}/{_p.kind}/{_p.name}.log",
             benchmark:
                 f"{PREFIX}logs/{_study}/benchmarks/{_p.kind}/{_p.name}.tsv"
+            group:
+                "products"
             conda:
                 ENV
             resources:
@@ -117,7 +123,7 @@ for _study in PRODUCT_STUDIES:
                 name=lambda w, n=_p.name: n,
             shell:
                 f"{LB} products --study {{params.study}} --kind {{params.kind}} --only {{params.name}} "
-                f"--config {{input.config}} > {{log}} 2>&1{ON_FAILURE}"
+                f"--config {{input.config}} > {{log}} 2>&1"
 
         if _p.target:
             # an opt-in target, like the default one, builds only what the enabled studies name

@@ -12,6 +12,8 @@ rule yahoo_synthetic_corpus:
         "logs/r6a/synthetic_corpus.log",
     # First when ready: the R6A chain gates the Yahoo! experiments, the longest simulate jobs.
     priority: 50
+    group:
+        "instances"
     conda:
         ENV
     resources:
@@ -35,6 +37,8 @@ rule yahoo_check:
         "logs/r6a/check.log",
     # First when ready: the R6A chain gates the Yahoo! experiments, the longest simulate jobs.
     priority: 50
+    group:
+        "instances"
     conda:
         ENV
     resources:
@@ -61,6 +65,8 @@ rule yahoo_parse_day:
         day=r"200905\d\d",
     # First when ready: the R6A chain gates the Yahoo! experiments, the longest simulate jobs.
     priority: 50
+    group:
+        "instances"
     conda:
         ENV
     resources:
@@ -87,6 +93,8 @@ rule yahoo_qc:
         "logs/r6a/qc.log",
     # The Yahoo! instances read the QC counts: part of the chain that goes first.
     priority: 50
+    group:
+        "instances"
     conda:
         ENV
     resources:

@@ -25,6 +25,8 @@ for _name, _exps in jobs.experiment_jobs(
         benchmark:
             f"{PREFIX}logs/{_exps[0].study}/benchmarks/runs/{_name}.tsv"
         priority: _priority
+        group:
+            "products"
         conda:
             ENV
         resources:
@@ -33,7 +35,7 @@ for _name, _exps in jobs.experiment_jobs(
         params:
             command=jobs.collect_command(config, _exps),
         shell:
-            f"{LB} {{params.command}} > {{log}} 2>&1{ON_FAILURE}"
+            f"{LB} {{params.command}} > {{log}} 2>&1"
 
     STUDY_TARGETS[_exps[0].study] += [
         f"{paths.runs_stem(config, e)}{ext}"

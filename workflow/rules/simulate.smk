@@ -32,6 +32,8 @@ for _rule in [r for s in STUDIES for r in PLANNED[s]]:
         wildcard_constraints:
             **_rule.constraints,
         priority: _rule.priority
+        group:
+            "simulate"
         conda:
             ENV
         threads: 1
@@ -45,4 +47,4 @@ for _rule in [r for s in STUDIES for r in PLANNED[s]]:
                 else ""
             ),
         shell:
-            f"{{params.fail}}{LB} run-job {{input.plan}} 2> {{log}}{ON_FAILURE}"
+            f"{{params.fail}}{LB} run-job {{input.plan}} 2> {{log}}"
