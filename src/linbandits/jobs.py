@@ -20,10 +20,10 @@ setting depends only on the setting's seed and i.
 Every simulate job, and every job a study declares (`Study.jobs`: OPKB's tuning grid), reads what it
 runs from its plan file, .linbandits/plans/<study>/<job>.json (beside its log, logs/<study>/<job>.log): the
 function that runs it (`runner`) and that function's data (a simulate job's: its tasks, each one
-algorithm with its options and run range over its cells). The workflow writes a job's plan when it
-builds the job, and only when the plan's text changes (`write_plan`): Snakemake reruns a job whose
-input is newer than its outputs, so it reruns exactly the jobs whose plan changed, and a config edit
-that changes no job's cells reruns no simulation. A plan is canonical JSON: the same plan, the same bytes.
+algorithm with its options and run range over its cells). The workflow writes every job's plan when
+it is read (`write_plans`, before Snakemake builds its DAG), and only where the plan's text changes:
+Snakemake reruns a job whose input is newer than its outputs, so it reruns exactly the jobs whose
+plan changed, and a config edit that changes no job's cells reruns no simulation. A plan is canonical JSON: the same plan, the same bytes.
 """
 from __future__ import annotations
 
@@ -63,9 +63,22 @@ class PlannedRule:
     priority: int = 0
     constraints: dict = dataclasses.field(default_factory=dict)   # wildcard -> regular expression
 
+    def plan_path(self, wildcards: dict) -> str:
+        """The plan file of the job with these wildcards (written by write_plans)."""
+        return self.plan_file.format(**wildcards)
+
     def write_plan(self, wildcards: dict) -> str:
         """The plan file of the job with these wildcards, written if its text changed (write_plan)."""
-        return write_plan(self.plan_file.format(**wildcards), self.plan(wildcards))
+        return write_plan(self.plan_path(wildcards), self.plan(wildcards))
+
+
+def write_plans(rules: list[PlannedRule]) -> None:
+    """Every job's plan file, written when the workflow is read, before Snakemake builds its DAG (each only
+    where its text changed). Not as each job is planned: Snakemake caches what a folder holds, so a plan
+    written while the DAG is built could be taken as missing (two raw targets of one rule were)."""
+    for r in rules:
+        for wildcards in r.wildcards:
+            r.write_plan(wildcards)
 
 
 def job_files(config, study: str, stem: str, benchmark_stem: str | None = None) -> dict:

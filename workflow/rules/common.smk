@@ -78,6 +78,7 @@ try:
         s: jobs.planned_rules(config, s, list(EXPERIMENTS.values())) for s in STUDIES
     }
     jobs.check_unique([r for rules in PLANNED.values() for r in rules])
+    jobs.write_plans([r for rules in PLANNED.values() for r in rules])
 except UserError as exc:
     sys.stderr.write(f"\n{exc}\n\n")
     sys.exit(1)

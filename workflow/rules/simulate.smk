@@ -18,9 +18,9 @@ for _rule in [r for s in STUDIES for r in PLANNED[s]]:
         name:
             _rule.rule
         input:
-            # Written as the job is planned, only when its text changes: a changed plan is newer than
-            # the job's outputs, so Snakemake reruns the job; an unchanged one reruns nothing.
-            plan=lambda w, r=_rule: r.write_plan(dict(w.items())),
+            # Written when the workflow is read (common.smk), only where its text changed: a changed
+            # plan is newer than the job's outputs, so Snakemake reruns the job; an unchanged one nothing.
+            plan=lambda w, r=_rule: r.plan_path(dict(w.items())),
             data=list(_rule.inputs),
         output:
             **_rule.outputs,
