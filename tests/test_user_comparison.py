@@ -143,3 +143,9 @@ def test_planted_duplicate_counted_twice_loses_the_decision(monkeypatch):
     monkeypatch.setattr(comparison, "distinct", lambda rows: rows)
     rows = judged(duplicated_cases())
     assert len(rows) == 3 and rows[0]["verdict"] == "inconclusive"
+
+
+def test_a_ratio_bound_beyond_exps_range_is_unbounded_not_a_crash():
+    """2 runs (LinGapE's .test) at a small Holm level: the t quantile on the log scale is huge."""
+    rows = judged([(np.array([1.0, 1e6]), np.array([2.0, 3.0]))] + [regret_cases(0.0, seed=s) for s in range(40)])
+    assert rows[0]["ratio_high"] == math.inf and rows[0]["verdict"] == "inconclusive"

@@ -89,7 +89,10 @@ def interval_at(est, level_two_sided: float) -> tuple[float, float]:
     """The estimate's two-sided interval at error rate `level_two_sided` (one-sided half on each side)."""
     if est is None or est.interval_at is None:
         return -math.inf, math.inf
-    return tuple(float(v) for v in est.interval_at(level_two_sided / 2))
+    try:
+        return tuple(float(v) for v in est.interval_at(level_two_sided / 2))
+    except OverflowError:     # a ratio's t bound on the log scale beyond exp's range (2 runs, a small level)
+        return 0.0, math.inf
 
 
 def verdict_of(low: float, high: float, null: float = 0.0) -> str:
@@ -325,21 +328,34 @@ def user_algorithms_in(ctx) -> list[str]:
     return out
 
 
+def paper_algorithms_in(ctx) -> dict:
+    """The paper's algorithms of each published experiment (the scorecard's leaderboard entries)."""
+    from linbandits.user import algorithms as user_algorithms
+
+    return {n: [a for a in e.algorithms if not user_algorithms.is_user_algorithm(a)] for n, e in
+            ctx.published().items()}
+
+
 def sections(ctx, users: list[str]) -> list[list[str]]:
     """The claims report's section of each user algorithm, and results/<study>/comparison.json."""
     import json
 
     from linbandits.atomic import write_text_atomic
 
+    from linbandits.user import summary
+
     alpha = 1 - ctx.level
-    out, data, counts = [], {}, {}
+    out, data, sums, counts = [], {}, {}, {}
     for user in users:
         raw = raw_rows(ctx, user, alpha)
         rows = distinct(raw)
         holm(rows, alpha)
-        out.append(section(ctx, user, rows, ctx.level, raw_count=len(raw)))
+        sums[user] = summary.summaries(ctx, user, ctx.level)
+        out.append(section(ctx, user, rows, ctx.level, raw_count=len(raw)) + summary.section(user, sums[user],
+                                                                                            ctx.level))
         data[user] = records(rows)
         counts[user] = {"cells": len(raw), "distinct": len(rows)}
     write_text_atomic(ctx.results("comparison.json"), json.dumps(
-        {"study": ctx.study, "level": ctx.level, "comparisons": data, "counts": counts}, indent=1) + "\n")
+        {"study": ctx.study, "level": ctx.level, "comparisons": data, "summaries": sums, "counts": counts,
+         "paper_algorithms": paper_algorithms_in(ctx)}, indent=1) + "\n")
     return out
