@@ -185,7 +185,7 @@ def compare(ctx, user: str, alpha: float) -> list[dict]:
 
 def same_runs_key(r: dict) -> tuple:
     """What makes two comparisons one: the same paper algorithm, metric, and runs of both series."""
-    return (r["against"], r["metric"], r["runs_mine"].tobytes(), r["runs_theirs"].tobytes(), r["runs_mine"].dtype.str,
+    return (r.get("who"), r["against"], r["metric"], r["runs_mine"].tobytes(), r["runs_theirs"].tobytes(), r["runs_mine"].dtype.str,
             r["runs_theirs"].dtype.str)
 
 
@@ -328,6 +328,55 @@ def user_algorithms_in(ctx) -> list[str]:
     return out
 
 
+def leaderboard(ctx, users: list[str], alpha: float) -> dict:
+    """Every entry (the user's algorithms and the paper's algorithms of the experiments they run in) against
+    every other, paired, in every (experiment, setting) where both run: the distinct comparisons judged
+    under one Holm family, and each entry's tally of paired verdicts, ranked by wins - losses, then wins."""
+    from linbandits import catalogue
+
+    metric = metric_of(catalogue.studies()[ctx.study].columns)
+    entries, rows = list(users), []
+    for name, exp in ctx.published().items():
+        if not set(users) & set(exp.algorithms):
+            continue
+        entries += [a for a in exp.algorithms if a not in entries]
+        runs = RunSet(ctx.runs_stem(name))
+        for setting in exp.setting_ids():
+            series = {a: values(runs, setting, a, metric) for a in exp.algorithms}
+            for i, a in enumerate(exp.algorithms):
+                for b in exp.algorithms[i + 1:]:
+                    r = row(name, setting, b, False, series[a], series[b], metric, alpha)
+                    rows.append(r | {"who": a})
+    rows = distinct(rows)
+    holm(rows, alpha)
+    empty = {e: {"entry": e, "yours": e in users, "better": 0, "worse": 0, "inconclusive": 0, "no evidence": 0}
+             for e in entries}
+    return {"entries": entries, "table": rank(tally(rows, empty), entries), "comparisons": records(rows),
+            "family": sum(r["verdict"] != "no evidence" for r in rows)}
+
+
+FLIP = {"better": "worse", "worse": "better"}      # a's verdict against b, read as b's against a
+
+
+def tally(rows: list[dict], table: dict) -> dict:
+    """Each entry's count of verdicts from judged rows of `who` against `against`."""
+    for r in rows:
+        table[r["who"]][r["verdict"]] += 1
+        table[r["against"]][FLIP.get(r["verdict"], r["verdict"])] += 1
+    return table
+
+
+def rank(table: dict, entries: list[str]) -> list[dict]:
+    """The entries ranked by wins - losses, then wins (ties share a rank), then listed in their order."""
+    def score(t):
+        return -(t["better"] - t["worse"]), -t["better"]
+
+    out = sorted(table.values(), key=lambda t: (*score(t), entries.index(t["entry"])))
+    for k, t in enumerate(out):
+        t["rank"] = out[k - 1]["rank"] if k and score(out[k - 1]) == score(t) else k + 1
+    return out
+
+
 def paper_algorithms_in(ctx) -> dict:
     """The paper's algorithms of each published experiment (the scorecard's leaderboard entries)."""
     from linbandits.user import algorithms as user_algorithms
@@ -340,8 +389,8 @@ def sections(ctx, users: list[str]) -> list[list[str]]:
     """The claims report's section of each user algorithm, and results/<study>/comparison.json."""
     import json
 
+    from linbandits import catalogue
     from linbandits.atomic import write_text_atomic
-
     from linbandits.user import summary
 
     alpha = 1 - ctx.level
@@ -355,7 +404,9 @@ def sections(ctx, users: list[str]) -> list[list[str]]:
                                                                                             ctx.level))
         data[user] = records(rows)
         counts[user] = {"cells": len(raw), "distinct": len(rows)}
+    board = leaderboard(ctx, users, alpha) if len(users) > 1 else None
     write_text_atomic(ctx.results("comparison.json"), json.dumps(
-        {"study": ctx.study, "level": ctx.level, "comparisons": data, "summaries": sums, "counts": counts,
-         "paper_algorithms": paper_algorithms_in(ctx)}, indent=1) + "\n")
+        {"study": ctx.study, "level": ctx.level, "metric": metric_of(catalogue.studies()[ctx.study].columns),
+         "users": users, "comparisons": data, "summaries": sums, "counts": counts,
+         "paper_algorithms": paper_algorithms_in(ctx), "leaderboard": board}, indent=1) + "\n")
     return out
