@@ -152,23 +152,32 @@ def holm(rows: list[dict], alpha: float) -> None:
             stopped = rank
 
 
-def raw_rows(ctx, user: str, alpha: float) -> list[dict]:
-    """Every (experiment, setting, paper algorithm) comparison of `user` in ctx's published experiments,
-    before duplicates are merged and before Holm."""
+def user_experiments(ctx, user: str):
+    """(name, experiment, its paper algorithms, its runs, the study's metric) of every published experiment
+    of ctx's study that `user` runs in."""
     from linbandits import catalogue
     from linbandits.user import algorithms as user_algorithms
 
     metric = metric_of(catalogue.studies()[ctx.study].columns)
-    rows = []
     for name, exp in ctx.published().items():
-        if user not in exp.algorithms:
-            continue
-        paper = [a for a in exp.algorithms if not user_algorithms.is_user_algorithm(a)]
-        runs = RunSet(ctx.runs_stem(name))
+        if user in exp.algorithms:
+            paper = [a for a in exp.algorithms if not user_algorithms.is_user_algorithm(a)]
+            yield name, exp, paper, RunSet(ctx.runs_stem(name)), metric
+
+
+def best_of(series: dict, paper: list[str]):
+    """The paper's best algorithm of a setting: the lowest mean of its runs (the first listed on a tie)."""
+    return min(paper, key=lambda a: (float(np.mean(series[a])), paper.index(a))) if paper else None
+
+
+def raw_rows(ctx, user: str, alpha: float) -> list[dict]:
+    """Every (experiment, setting, paper algorithm) comparison of `user` in ctx's published experiments,
+    before duplicates are merged and before Holm."""
+    rows = []
+    for name, exp, paper, runs, metric in user_experiments(ctx, user):
         for setting in exp.setting_ids():
             mine = values(runs, setting, user, metric)
-            means = {a: float(np.mean(values(runs, setting, a, metric))) for a in paper}
-            best = min(paper, key=lambda a: (means[a], paper.index(a))) if paper else None
+            best = best_of({a: values(runs, setting, a, metric) for a in paper}, paper)
             for algo in sorted(paper, key=lambda a: (a != best, paper.index(a))):
                 rows.append(row(name, setting, algo, algo == best, mine, values(runs, setting, algo, metric),
                                 metric, alpha))

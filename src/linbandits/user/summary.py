@@ -73,21 +73,12 @@ def errors_estimate(pairs, alpha: float):
 def summaries(ctx, user: str, level: float) -> list[dict]:
     """Every summary of `user` in ctx's published experiments: against each paper algorithm and against the
     paper's best in each setting (the lowest mean, as in the comparison), each at the claims level."""
-    from linbandits import catalogue
-    from linbandits.runs import RunSet
-    from linbandits.user import algorithms as user_algorithms
-
-    metric = comparison.metric_of(catalogue.studies()[ctx.study].columns)
     wanted = []
-    for name, exp in ctx.published().items():
-        if user not in exp.algorithms:
-            continue
-        paper = [a for a in exp.algorithms if not user_algorithms.is_user_algorithm(a)]
-        runs = RunSet(ctx.runs_stem(name))
+    for name, exp, paper, runs, metric in comparison.user_experiments(ctx, user):
         settings = exp.setting_ids()
         mine = {s: comparison.values(runs, s, user, metric) for s in settings}
         theirs = {(s, a): comparison.values(runs, s, a, metric) for s in settings for a in paper}
-        best = {s: min(paper, key=lambda a: (float(np.mean(theirs[(s, a)])), paper.index(a))) for s in settings}
+        best = {s: comparison.best_of({a: theirs[(s, a)] for a in paper}, paper) for s in settings}
         shared = getattr(exp, "seed", None) is not None
         for against in [*paper, "paper's best"]:
             pick = (lambda s: best[s]) if against == "paper's best" else (lambda s, a=against: a)
@@ -99,8 +90,8 @@ def summaries(ctx, user: str, level: float) -> list[dict]:
     out = []
     for w in wanted:
         pairs = w.pop("pairs")
-        est, reason = estimate(pairs, metric, alpha, w["shared_seeds"])
-        value = _point(pairs, metric)
+        est, reason = estimate(pairs, w["metric"], alpha, w["shared_seeds"])
+        value = _point(pairs, w["metric"])
         w.update(value=value, n=min(len(m) for m, _ in pairs), alpha=alpha, reason=reason,
                  low=None if est is None else _finite(est.low), high=None if est is None else _finite(est.high),
                  method="" if est is None else est.method, verdict=_verdict(est, w["kind"]))
