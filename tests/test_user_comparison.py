@@ -5,8 +5,10 @@
 - a design that cannot decide (one run; a binomial design with too few runs) reads "no evidence" with the
   reason and stays out of the Holm family; planted: the reason dropped gives the old `[-inf, inf]`
   "inconclusive";
-- comparisons with the same runs (experiments on identical instances) are judged once and list the cells
-  they stand for; planted: a duplicate counted twice makes Holm's family larger and loses a decision;
+- comparisons with the same runs on the same instance (experiments on identical instances) are judged once
+  and list the cells they stand for; planted: a duplicate counted twice makes Holm's family larger and loses
+  a decision; equal runs on different instances (every run correct in two settings) stay two comparisons,
+  and a planted key without the instance merges them;
 - no verdict contradicts either printed interval (disagreements), and the check sees a planted ratio
   interval that contradicts its verdict.
 """
@@ -29,8 +31,8 @@ def regret_cases(shift: float, n: int = 40, seed: int = 3):
     return theirs + shift + rng.normal(0.0, 1.0, n), theirs
 
 
-def rows_of(cases, metric="regret", experiment=lambda i: "e", setting=lambda i: f"s{i}"):
-    return [comparison.row(experiment(i), setting(i), "P", False, mine, theirs, metric, ALPHA)
+def rows_of(cases, metric="regret", experiment=lambda i: "e", setting=lambda i: f"s{i}", instance=lambda i: None):
+    return [comparison.row(experiment(i), setting(i), "P", False, mine, theirs, metric, ALPHA, instance(i))
             for i, (mine, theirs) in enumerate(cases)]
 
 
@@ -112,7 +114,7 @@ def test_a_binomial_design_too_small_to_decide_is_no_evidence_by_the_engines_rul
 def test_identical_comparisons_are_judged_once_and_list_their_cells():
     case = regret_cases(2.0)
     rows = judged([case, case, regret_cases(0.0, seed=5)], experiment=lambda i: ["exp2", "exp2_adaptive", "exp2"][i],
-                  setting=lambda i: ["D1", "D1", "D2"][i])
+                  setting=lambda i: ["D1", "D1", "D2"][i], instance=lambda i: (f"exp2/{['D1', 'D1', 'D2'][i]}.npz", 0))
     assert len(rows) == 2
     assert [(c["experiment"], c["setting"]) for c in rows[0]["stands_for"]] == [("exp2", "D1"),
                                                                                  ("exp2_adaptive", "D1")]
@@ -121,8 +123,29 @@ def test_identical_comparisons_are_judged_once_and_list_their_cells():
 
 def test_different_runs_of_either_series_are_different_comparisons():
     mine, theirs = regret_cases(2.0)
-    rows = judged([(mine, theirs), (mine, theirs + 1e-9), (mine + 1e-9, theirs)])
+    rows = judged([(mine, theirs), (mine, theirs + 1e-9), (mine + 1e-9, theirs)], instance=lambda i: ("one.npz", 0))
     assert len(rows) == 3
+
+
+def all_correct_in_two_settings():
+    """Every run of both algorithms correct in two settings of different instances: equal runs, two questions."""
+    zeros = np.zeros(20, int)
+    return [(zeros, zeros), (zeros, zeros)]
+
+
+def test_equal_runs_on_different_instances_are_different_comparisons():
+    rows = judged(all_correct_in_two_settings(), metric="error", instance=lambda i: (f"e/s{i}.npz", 7 + i))
+    assert len(rows) == 2
+
+
+def test_planted_key_without_the_instance_merges_different_instances(monkeypatch):
+    real = comparison.same_runs_key
+    monkeypatch.setattr(comparison, "same_runs_key", lambda r: real(r | {"instance": "any"}))
+    rows = judged(all_correct_in_two_settings(), metric="error", instance=lambda i: (f"e/s{i}.npz", 7 + i))
+    assert len(rows) == 1
+
+
+TWIN_INSTANCE = {"instance": lambda i: ("exp/D1.npz", 0) if i < 2 else ("exp/D2.npz", 0)}
 
 
 def duplicated_cases():
@@ -135,13 +158,13 @@ def duplicated_cases():
 
 
 def test_a_duplicate_enters_the_holm_family_once():
-    rows = judged(duplicated_cases())
+    rows = judged(duplicated_cases(), **TWIN_INSTANCE)
     assert len(rows) == 2 and rows[0]["verdict"] == "worse" and rows[0]["level"] == pytest.approx(ALPHA / 2)
 
 
 def test_planted_duplicate_counted_twice_loses_the_decision(monkeypatch):
     monkeypatch.setattr(comparison, "distinct", lambda rows: rows)
-    rows = judged(duplicated_cases())
+    rows = judged(duplicated_cases(), **TWIN_INSTANCE)
     assert len(rows) == 3 and rows[0]["verdict"] == "inconclusive"
 
 

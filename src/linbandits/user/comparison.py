@@ -12,9 +12,10 @@ of a mean (estimates.mean_difference), and for the ratio of means the paired t o
 (estimates.ratio_of_means_t).
 
 One comparison, once: experiments on identical instances (e.g. an experiment and its "_adaptive" twin,
-same seed, same settings) give the same runs of the same paper algorithm and of U. A comparison whose
-runs (of U and of P) equal another's is the same comparison: it is judged once, and lists every
-(experiment, setting) it stands for.
+same seed, same settings) give the same runs of the same paper algorithm and of U. A comparison on the
+same instance (its instance file, which such experiments share, and its job seed) whose runs (of U and
+of P) equal another's is the same comparison: it is judged once, and lists every (experiment, setting)
+it stands for. Equal runs on different instances (every run correct in two settings) are two questions.
 
 No evidence: a design that cannot decide (one run per algorithm: no interval; a binomial design that
 can reach neither side of 0 at the level, the claims engine's rule, engine.reach) reads **no evidence**
@@ -180,7 +181,7 @@ def raw_rows(ctx, user: str, alpha: float) -> list[dict]:
             best = best_of({a: values(runs, setting, a, metric) for a in paper}, paper)
             for algo in sorted(paper, key=lambda a: (a != best, paper.index(a))):
                 rows.append(row(name, setting, algo, algo == best, mine, values(runs, setting, algo, metric),
-                                metric, alpha))
+                                metric, alpha, instance_of(ctx, exp, setting)))
     return rows
 
 
@@ -193,8 +194,11 @@ def compare(ctx, user: str, alpha: float) -> list[dict]:
 
 
 def same_runs_key(r: dict) -> tuple:
-    """What makes two comparisons one: the same paper algorithm, metric, and runs of both series."""
-    return (r.get("who"), r["against"], r["metric"], r["runs_mine"].tobytes(), r["runs_theirs"].tobytes(), r["runs_mine"].dtype.str,
+    """What makes two comparisons one: the same instance (its file and job seed: experiments on identical
+    instances read one file), the same paper algorithm and metric, and the same runs of both series. Without
+    a known instance a comparison is its own (experiment, setting): equal runs of different instances (all
+    runs correct in two settings) are different comparisons."""
+    return (r["instance"] or (r["experiment"], r["setting"]), r.get("who"), r["against"], r["metric"], r["runs_mine"].tobytes(), r["runs_theirs"].tobytes(), r["runs_mine"].dtype.str,
             r["runs_theirs"].dtype.str)
 
 
@@ -213,7 +217,16 @@ def distinct(rows: list[dict]) -> list[dict]:
     return list(first.values())
 
 
-def row(experiment: str, setting: str, against: str, best: bool, mine, theirs, metric: str, alpha: float) -> dict:
+def instance_of(ctx, exp, setting: str) -> tuple:
+    """The instance a setting's runs play: its instance file (an experiment on another's instances reads the
+    owner's) and its job seed."""
+    from linbandits import experiments, paths
+
+    return paths.instance_path(ctx.config, exp, setting), experiments.seed_of(ctx.config, exp, setting)
+
+
+def row(experiment: str, setting: str, against: str, best: bool, mine, theirs, metric: str, alpha: float,
+        instance: tuple | None = None) -> dict:
     """One comparison before Holm: the paired estimates of mine - theirs and mine / theirs, the two-sided
     p-value of the test that rejects where both do, and why the design cannot decide (if it cannot)."""
     mine, theirs = np.asarray(mine), np.asarray(theirs)
@@ -229,7 +242,7 @@ def row(experiment: str, setting: str, against: str, best: bool, mine, theirs, m
             "identical": bool(np.array_equal(mine, theirs)), "estimate": est, "ratio": ratio,
             "p": max(p_difference, p_ratio or 0.0), "p_difference": p_difference, "p_ratio": p_ratio,
             "reason": no_evidence_reason(est, int(mine.size), metric, alpha),
-            "runs_mine": mine, "runs_theirs": theirs, "stands_for": [
+            "instance": instance, "runs_mine": mine, "runs_theirs": theirs, "stands_for": [
                 {"experiment": experiment, "setting": setting, "best": best}]}
 
 
@@ -354,7 +367,8 @@ def leaderboard(ctx, users: list[str], alpha: float) -> dict:
             series = {a: values(runs, setting, a, metric) for a in exp.algorithms}
             for i, a in enumerate(exp.algorithms):
                 for b in exp.algorithms[i + 1:]:
-                    r = row(name, setting, b, False, series[a], series[b], metric, alpha)
+                    r = row(name, setting, b, False, series[a], series[b], metric, alpha,
+                            instance_of(ctx, exp, setting))
                     rows.append(r | {"who": a})
     rows = distinct(rows)
     holm(rows, alpha)
