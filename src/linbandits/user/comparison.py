@@ -13,7 +13,7 @@ of a mean (estimates.mean_difference), and for the ratio of means the paired t o
 
 One comparison, once: experiments on identical instances (e.g. an experiment and its "_adaptive" twin,
 same seed, same settings) give the same runs of the same paper algorithm and of U. A comparison on the
-same instance (its instance file, which such experiments share, and its job seed) whose runs (of U and
+same instance (equal instance summaries, which such experiments share, and the same job seed) whose runs (of U and
 of P) equal another's is the same comparison: it is judged once, and lists every (experiment, setting)
 it stands for. Equal runs on different instances (every run correct in two settings) are two questions.
 
@@ -32,6 +32,7 @@ decisions are Holm's.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -218,11 +219,17 @@ def distinct(rows: list[dict]) -> list[dict]:
 
 
 def instance_of(ctx, exp, setting: str) -> tuple:
-    """The instance a setting's runs play: its instance file (an experiment on another's instances reads the
-    owner's) and its job seed."""
+    """The instance a setting's runs play, and its job seed: the instance's summary (the JSON beside its file,
+    equal for equal instances, whether an experiment reads another's file or draws its own the same way),
+    else its file's path."""
+    import json
+
     from linbandits import experiments, paths
 
-    return paths.instance_path(ctx.config, exp, setting), experiments.seed_of(ctx.config, exp, setting)
+    summary = Path(paths.instance_path(ctx.config, exp, setting, "json"))
+    what = (json.dumps(json.loads(summary.read_text()), sort_keys=True) if summary.exists() else
+            paths.instance_path(ctx.config, exp, setting))
+    return what, experiments.seed_of(ctx.config, exp, setting)
 
 
 def row(experiment: str, setting: str, against: str, best: bool, mine, theirs, metric: str, alpha: float,
