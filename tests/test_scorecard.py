@@ -179,3 +179,8 @@ def test_without_a_user_algorithm_the_target_stops_in_one_line(tmp_path, make_wo
     out = snakemake(workdir, "--cores", "1", "scorecard", check=False)
     assert out.returncode != 0
     assert "scorecard: the scorecard has no user algorithm to judge" in out.stderr + out.stdout
+
+
+def test_ties_share_a_rank():
+    rows = [{"who": "A", "against": "C", "verdict": "better"}, {"who": "B", "against": "C", "verdict": "better"}]
+    assert [t["rank"] for t in board_of(rows, ["A", "B", "C"])] == [1, 1, 3]

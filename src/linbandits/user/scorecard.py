@@ -187,7 +187,7 @@ def _panel(ax, kind: str, rows: list, users: list[str], plotting) -> None:
         y = len(rows) - 1 - i
         for user in here:
             s, k, j = summaries[user], users.index(user), here.index(user)
-            offset = (j - (len(here) - 1) / 2) * min(0.25, 0.8 / len(here))
+            offset = ((len(here) - 1) / 2 - j) * min(0.25, 0.8 / len(here))     # the first on top
             marker = plotting.USER_MARKERS[k % len(plotting.USER_MARKERS)]
             lab = user if i == 0 or not any(user in r[1] for r in rows[:i]) else None
             if s is None or s["verdict"] == "no evidence":
