@@ -316,11 +316,11 @@ def section(ctx, user: str, rows: list[dict], level: float, raw_count: int | Non
 
 
 def records(rows: list[dict]) -> list[dict]:
-    """The rows as JSON (the estimate objects and the runs left out; infinite bounds as null)."""
+    """The rows as JSON (the estimate objects, the runs and the instance left out; infinite bounds as null)."""
     def clean(v):
         return None if isinstance(v, float) and not math.isfinite(v) else v
 
-    drop = ("estimate", "ratio", "runs_mine", "runs_theirs")
+    drop = ("estimate", "ratio", "runs_mine", "runs_theirs", "instance")      # instance: the summary, long
     return [{k: clean(v) for k, v in r.items() if k not in drop} | {"has_ratio": r["ratio"] is not None}
             for r in rows]
 
