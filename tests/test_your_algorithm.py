@@ -314,25 +314,27 @@ def test_planted_unpaired_analysis_loses_the_worse_one(monkeypatch):
 
 def test_planted_sign_flip_is_caught(monkeypatch):
     monkeypatch.setattr(comparison, "verdict_of",
-                        lambda low, high: "worse" if high < 0 else "better" if low > 0 else "inconclusive")
+                        lambda low, high, null=0.0: "worse" if high < null else "better" if low > null else
+                        "inconclusive")
     assert judged([regret_cases(2.0)])[0]["verdict"] == "better"
 
 
-def holm_cases():
-    """One comparison significant at 5% alone (p about 0.03) among nine with no difference."""
+def holm_cases(shift: float = 0.36):
+    """One comparison significant at 5% alone (the difference's p about 0.01; with shift 0.45 the ratio's too,
+    p about 0.015) among nine with no difference."""
     rng = np.random.default_rng(9)
     cases = []
     for i in range(10):
         theirs = rng.normal(100.0, 30.0, 40)
         d = rng.normal(0.0, 1.0, 40)
-        d = d - d.mean() + (0.36 if i == 0 else 0.0)          # t about 2.3 for the first: p about 0.03
+        d = d - d.mean() + (shift if i == 0 else 0.0)         # t about 2.6 for the first at 0.36
         cases.append((theirs + d, theirs))
     return cases
 
 
 def test_holm_keeps_a_lone_nominal_hit_inconclusive_and_agrees_with_its_intervals():
     rows = judged(holm_cases())
-    assert 0.005 < rows[0]["p"] < 0.05
+    assert 0.005 < rows[0]["p_difference"] < 0.05
     assert [r["verdict"] for r in rows] == ["inconclusive"] * 10
     assert rows[0]["level"] == pytest.approx(ALPHA / 10)
     assert comparison.disagreements(rows) == []
@@ -350,11 +352,12 @@ def test_planted_interval_at_another_level_than_the_decision_is_caught(monkeypat
 
     def printed_nominal(rows, alpha):
         real(rows, alpha)
-        for r in rows:    # the decision kept, the interval printed at the unadjusted level
+        for r in rows:    # the decision kept, the intervals printed at the unadjusted level
             r["low"], r["high"] = comparison.interval_at(r["estimate"], alpha)
+            r["ratio_low"], r["ratio_high"] = comparison.interval_at(r["ratio"], alpha)
 
     monkeypatch.setattr(comparison, "holm", printed_nominal)
-    assert comparison.disagreements(judged(holm_cases())) != []
+    assert comparison.disagreements(judged(holm_cases(0.45))) != []
 
 
 def test_holm_steps_down():

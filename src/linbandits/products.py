@@ -344,7 +344,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
         users = comparison.user_algorithms_in(ctx)
         if users and name == "claims" and not robust:
             inputs += [f for n, e in ctx.published().items() if set(users) & set(e.algorithms)
-                       for f in ctx.runs_files(n) if f not in inputs]
+                       for f in [*ctx.runs_files(n), *ctx.summaries(n)] if f not in inputs]
 
         # the switch runs this product leaves to the `robustness` target (named in its robustness text)
         later = [] if robust else [sw for sw in ctx.switches(True) if sw["base"] in read and sw not in switches]

@@ -88,3 +88,32 @@ for _target, _files in OPT_IN_TARGETS.items():
             _target
         input:
             _files,
+
+
+# One scorecard across the studies for the user's own algorithms (`snakemake --cores 2 scorecard`):
+# built only on request, from the comparison.json of every study a user algorithm runs in.
+from linbandits.user import scorecard
+
+SCORECARD_STUDIES = scorecard.studies_judged(config, ENABLED_STUDIES)
+
+
+rule scorecard:
+    """overview: results/scorecard.{md,json} and figures/scorecard.{pdf,png}, your algorithms against the papers'"""
+    input:
+        [f"{PREFIX}results/{s}/comparison.json" for s in SCORECARD_STUDIES],
+    output:
+        md=f"{PREFIX}results/scorecard.md",
+        json=f"{PREFIX}results/scorecard.json",
+        figure=multiext(f"{PREFIX}figures/scorecard", ".pdf", ".png"),
+    log:
+        f"{PREFIX}logs/scorecard.log",
+    conda:
+        ENV
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        stem=f"{PREFIX}figures/scorecard",
+    shell:
+        f"{LB}.user.scorecard {{input}} --md {{output.md}} --json {{output.json}}"
+        f" --figure {{params.stem}} > {{log}} 2>&1{ON_FAILURE}"
