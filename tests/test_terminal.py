@@ -88,3 +88,17 @@ def test_a_run_ends_with_the_overview_line(full_run, tmp_path):
     assert readable(out.stdout) == [], out.stdout
     assert lines[-1].startswith("Overview: results/overview.md ("), lines[-3:]
     assert any(l.endswith("steps (100%) done") for l in lines), lines
+
+
+def test_a_dry_run_keeps_snakemakes_own_table():
+    """Snakemake's executor is not chosen when the Snakefile is read, so workflow.dryrun is False even
+    for -n: the workflow reads the command line. Planted: that property alone (never a dry run)."""
+    from linbandits.terminal import dry_run
+
+    asked = [["snakemake", "-n"], ["snakemake", "--cores", "1", "-np"], ["snakemake", "--dry-run"],
+             ["snakemake", "--dryrun", "all"]]
+    not_asked = [["snakemake", "--cores", "2"], ["snakemake", "--config", "preview=true"],
+                 ["snakemake", "--notemp"], ["snakemake", "-c", "2", "results/n.csv"]]
+    assert all(dry_run(a) for a in asked) and not any(dry_run(a) for a in not_asked)
+    planted = lambda argv: False      # noqa: E731  (workflow.dryrun at parse time)
+    assert not all(planted(a) for a in asked)

@@ -1,6 +1,6 @@
 """A user algorithm runs once per distinct instance set (issue 47): experiments on the same instance,
 seed, run ranges and with its same options (lingape's exp1_soare/_xy/_adaptive, exp2_canonical/_adaptive,
-exp3_yahoo/_adaptive) read one experiment's runs of it (user.algorithms.runs_experiment), and each
+exp3_yahoo/_adaptive) read one experiment's runs of it (experiments.runs_experiment), and each
 experiment's runs file still holds them, equal to the runs the experiment would have made itself.
 
 Planted: without the sharing every experiment runs it again (7 jobs, not 3); experiments with another
@@ -46,7 +46,7 @@ def user_jobs(config) -> dict:
 
 
 def owners(config) -> dict:
-    return {(e.name, s): user_algorithms.runs_experiment(config, e.name, "Mine", s).name
+    return {(e.name, s): experiments_module.runs_experiment(config, e.name, "Mine", s).name
             for e in experiments(config).values() if "Mine" in e.algorithms for s in e.setting_ids()}
 
 
@@ -59,7 +59,7 @@ def test_experiments_on_the_same_instances_share_the_users_runs(user_file):
     assert own[("exp2_adaptive", "Delta1")] == "exp2_canonical"
     assert own[("exp3_adaptive", "K2")] == "exp3_yahoo"
     # the paper's algorithms keep their runs: XY-static in exp2_canonical and exp2_adaptive both run
-    assert user_algorithms.runs_experiment(config, "exp2_adaptive", "XY-static", "Delta1").name == "exp2_adaptive"
+    assert experiments_module.runs_experiment(config, "exp2_adaptive", "XY-static", "Delta1").name == "exp2_adaptive"
     # the runs file of a reading experiment reads the owner's raw files, the same run ranges
     exp = experiments(config)["exp2_adaptive"]
     assert [p for p in raw_inputs(config, exp) if "/Mine/" in p] == \

@@ -298,3 +298,13 @@ def by_study(exps: list[Experiment]) -> dict[str, list[Experiment]]:
         if not on_request(e):
             groups.setdefault(e.study, []).append(e)
     return groups
+
+
+def runs_experiment(config, experiment, algorithm: str, setting: str) -> Experiment:
+    """The experiment whose runs of `algorithm` at `setting` the experiment `experiment` (one or its name)
+    reads: itself, or, for a user algorithm, the first experiment with the same instance, seed, runs and
+    options (a user's algorithm runs once per distinct instance set; its runs are in that experiment's raw
+    files, and in every such experiment's runs file)."""
+    exps = experiments(config)
+    exp = exps[experiment] if isinstance(experiment, str) else experiment
+    return exps[runs_owner(exp, setting, algorithm)]

@@ -317,6 +317,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
     from linbandits.claims.quantities import QUANTITIES
     from linbandits.claims.render import write_claims
     from linbandits.user import comparison
+    from linbandits.user import report as user_report
 
     path = claims_table_path(ctx.study)
     claims = load_claims(path, list((ctx.section.get("choices") or {})))
@@ -355,7 +356,7 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                                    opt_in=later, witness=witness(evidence) if witness else None)
             more = sections(c, results) if sections else ()
             if users and name == "claims" and not robust:   # [user algorithms, issue 37]
-                more = [*more, *comparison.sections(c, users)]
+                more = [*more, *user_report.sections(c, users)]
             head = list(intro) + ([f"**{c.banner()}**", ""] if c.preview else [])
             made = {p.name: p.outputs for p in study_products(c.config, c.study)}
             write_claims(results, *c.claims_paths(name), study=c.study, title=title, intro=head,

@@ -112,6 +112,18 @@ class TerminalFormatter(logging.Formatter):
         return shorten(self.inner.format(record))
 
 
+def dry_run(argv: list[str]) -> bool:
+    """Whether Snakemake's command line asks for a dry run (-n, --dry-run, --dryrun, or -n among short
+    flags such as -np): the workflow cannot ask Snakemake, whose executor is not chosen yet when the
+    Snakefile is read (workflow.dryrun is then False even for -n)."""
+    for arg in argv[1:]:
+        if arg in ("--dry-run", "--dryrun", "--just-print"):
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and arg[1:].isalpha() and "n" in arg[1:]:
+            return True
+    return False
+
+
 def install(logger: logging.Logger) -> bool:
     """Puts the filter and formatter on the logger's terminal handler (Snakemake names it
     DefaultStreamHandler); the log file's handler keeps everything. True if it found the handler."""

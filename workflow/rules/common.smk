@@ -60,14 +60,14 @@ OPT_IN_TARGETS = {}
 # overview line last (linbandits.terminal); the log under .snakemake/log/ keeps everything. A dry
 # run, --verbose and --printshellcmds keep Snakemake's own output, a failed job's log included
 # (show-failed-logs in the workflow profile).
+from linbandits import terminal
+
 if not (
-    workflow.dryrun
+    terminal.dry_run(sys.argv)
     or workflow.output_settings.verbose
     or workflow.output_settings.printshellcmds
 ):
     from snakemake.logging import logger as _snakemake_logger
-
-    from linbandits import terminal
 
     terminal.install(_snakemake_logger)
 

@@ -107,13 +107,15 @@ rule scorecard:
         figure=multiext(f"{PREFIX}figures/scorecard", ".pdf", ".png"),
     log:
         f"{PREFIX}logs/scorecard.log",
+    group:
+        "products"
     conda:
         ENV
     resources:
         mem_mb=500,
         runtime=5,
     params:
-        stem=f"{PREFIX}figures/scorecard",
+        stem=lambda w, output: output.figure[0].removesuffix(".pdf"),
     shell:
         f"{LB}.user.scorecard {{input}} --md {{output.md}} --json {{output.json}}"
-        f" --figure {{params.stem}} > {{log}} 2>&1{ON_FAILURE}"
+        f" --figure {{params.stem}} > {{log}} 2>&1"

@@ -228,18 +228,6 @@ def extra_for(config, study: str, experiment: str, row: dict, study_options=None
     return tuple(names), options
 
 
-def runs_experiment(config, experiment, algorithm: str, setting: str):
-    """The experiment (linbandits.experiments.Experiment) whose runs of `algorithm` at `setting` the
-    experiment `experiment` (one or its name) reads: itself, or, for a user algorithm, the first
-    experiment with the same instance, seed, runs and options (it runs once per distinct instance set;
-    its runs are in that experiment's raw files, and in every such experiment's runs file)."""
-    from linbandits.experiments import experiments, runs_owner
-
-    exps = experiments(config)
-    exp = exps[experiment] if isinstance(experiment, str) else experiment
-    return exps[runs_owner(exp, setting, algorithm)]
-
-
 def register_flag(value: str) -> str:
     """`STUDY/NAME=TARGET` (a simulate command's --user-algorithm) -> NAME, now known to this process."""
     head, sep, target = value.partition("=")

@@ -413,30 +413,3 @@ def paper_algorithms_in(ctx) -> dict:
 
     return {n: [a for a in e.algorithms if not user_algorithms.is_user_algorithm(a)] for n, e in
             ctx.published().items()}
-
-
-def sections(ctx, users: list[str]) -> list[list[str]]:
-    """The claims report's section of each user algorithm, and results/<study>/comparison.json."""
-    import json
-
-    from linbandits import catalogue
-    from linbandits.atomic import write_text_atomic
-    from linbandits.user import summary
-
-    alpha = 1 - ctx.level
-    out, data, sums, counts = [], {}, {}, {}
-    for user in users:
-        raw = raw_rows(ctx, user, alpha)
-        rows = distinct(raw)
-        holm(rows, alpha)
-        sums[user] = summary.summaries(ctx, user, ctx.level)
-        out.append(section(ctx, user, rows, ctx.level, raw_count=len(raw)) + summary.section(user, sums[user],
-                                                                                            ctx.level))
-        data[user] = records(rows)
-        counts[user] = {"cells": len(raw), "distinct": len(rows)}
-    board = leaderboard(ctx, users, alpha) if len(users) > 1 else None
-    write_text_atomic(ctx.results("comparison.json"), json.dumps(
-        {"study": ctx.study, "level": ctx.level, "metric": metric_of(catalogue.studies()[ctx.study].columns),
-         "users": users, "comparisons": data, "summaries": sums, "counts": counts,
-         "paper_algorithms": paper_algorithms_in(ctx), "leaderboard": board}, indent=1) + "\n")
-    return out
