@@ -150,10 +150,18 @@ def use_log_x(ax, subs=(1.0, 2.0, 3.0, 5.0)) -> None:
     _log_axis(ax.xaxis, subs)
 
 
+NARROW_LOG_SPAN = 2.5   # a log panel spanning less than this factor: too few 1-2-3-5 ticks in view
+
+
 def use_log_y(ax, subs=(1.0,)) -> None:
-    """Log y with plain-number ticks at the decades (more where a panel spans less than a decade)."""
+    """Log y with plain-number ticks at the decades (more where a panel spans less than a decade); a
+    panel spanning less than NARROW_LOG_SPAN gets three round ticks (matplotlib's fallback there labels
+    every step: 0.035, 0.04, ..., 0.065 under P1-RAGE's Fig. 3b on .test)."""
     ax.set_yscale("log")
     _log_axis(ax.yaxis, subs)
+    bottom, top = ax.get_ylim()
+    if 0 < bottom < top < NARROW_LOG_SPAN * bottom:
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=3))
 
 
 def count_ticks(ax, axis: str = "y") -> None:
