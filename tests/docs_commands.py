@@ -19,7 +19,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-PROGRAMS = ("snakemake", "linbandits", "python", "python3", "pip", "bash", "conda")
+PROGRAMS = ("snakemake", "linbandits", "python", "python3", "pip", "bash", "conda", "export")
 SHELL_INFO = ("bash", "sh", "shell", "console", "")
 FENCE = re.compile(r"^(?P<indent> *)```(?P<info>[\w+-]*)\s*$")
 MARK = re.compile(r"^<!--\s*docs-test:\s*(?P<kind>file|synopsis|not run)\s*:?\s*(?P<arg>.*?)\s*-->\s*$")
