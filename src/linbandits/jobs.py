@@ -253,7 +253,13 @@ def plan_text(plan: dict) -> str:
 def write_plan(path: str, plan: dict) -> str:
     """Write a job's plan file unless it holds this plan already (its time then stays, and Snakemake reruns
     nothing for it); the path."""
-    text = plan_text(plan)
+    return write_if_changed(path, plan_text(plan))
+
+
+def write_if_changed(path: str, text: str) -> str:
+    """Write `text` to `path` unless the file holds it already (its time then stays); the path. A file
+    the workflow writes when it is read, as an input whose time tells Snakemake what changed: it does
+    not depend on Snakemake's own records, which a copied or archived run does not carry."""
     try:
         with open(path, encoding="utf-8") as handle:
             if handle.read() == text:

@@ -106,6 +106,17 @@ def study_config_text(study):
     )
 
 
+def study_config_copy(study):
+    """The study's config text as this run sees it (written below when the workflow is read, only when
+    it changed): the snapshot rule's input, so an edit (a user's algorithm added) remakes the snapshot
+    even in a copy of a run without Snakemake's records."""
+    return f"{PREFIX}.linbandits/config/{study}.yaml"
+
+
+for _study in STUDIES:
+    jobs.write_if_changed(study_config_copy(_study), study_config_text(_study))
+
+
 def r6a_synthetic():
     return R6A.get("source", "synthetic") == "synthetic"
 

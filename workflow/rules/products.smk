@@ -12,7 +12,8 @@ SUBCATEGORY = {"table": "Tables", "figure": "Figures", "claims": "Claims"}
 rule study_config:
     """products: a study's config as this run saw it, which its products read"""
     input:
-        workflow.source_path("../templates/text.j2"),
+        template=workflow.source_path("../templates/text.j2"),
+        text=lambda w: study_config_copy(w.study),
     output:
         f"{PREFIX}results/{{study}}/config.yaml",
     log:
