@@ -36,8 +36,11 @@ def damaged_chunk(work: Path) -> Path:
     raise AssertionError("no P1-RAGE chunk of several runs in the .test run")
 
 
-def ran_rules(out) -> list[str]:
-    return re.findall(r"^(?:local)?rule (\S+):", out.stdout + out.stderr, flags=re.M)
+def ran_rules(work: Path) -> list[str]:
+    """The rules of the last run's jobs, from its log under .snakemake/log/ (the terminal shows no job
+    blocks: linbandits.terminal)."""
+    log = max((work / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime_ns)
+    return re.findall(r"^(?:local)?rule (\S+):", log.read_text(), flags=re.M)
 
 
 def without_runs_targets(tmp_path: Path) -> Path:
@@ -85,7 +88,7 @@ def test_a_truncated_chunk_is_named_and_the_same_command_restores_everything(ful
     for f in complete:
         if f.startswith("results/p1rage/runs/") or f == rel:
             assert restored[f] == complete[f], f"{f} differs from the complete run's"
-    rules = ran_rules(out)
+    rules = ran_rules(work)
     simulated = [r for r in rules if r.startswith("simulate")]
     assert len(simulated) == 1, rules                       # only the damaged chunk's job
     assert not any(r.startswith(("instances", "r6a")) for r in rules), rules
