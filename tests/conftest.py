@@ -69,12 +69,28 @@ def planned_jobs():
     return _planned_jobs
 
 
+def _stamps(workdir: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every output of a run: what a later run's rerun decisions read."""
+    return {p.relative_to(workdir).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+            for d in ("results", "figures") for p in (workdir / d).rglob("*") if p.is_file()}
+
+
 @pytest.fixture(scope="session")
-def full_run(tmp_path_factory):
-    """The whole .test configuration (every study), run once with --cores 2."""
+def finished_run(tmp_path_factory):
+    """The whole .test configuration (every study), run once with --cores 2, and its outputs' stamps."""
     workdir = _make_workdir(tmp_path_factory.mktemp("full"))
     _snakemake(workdir, "--cores", "2")
-    return workdir
+    return workdir, _stamps(workdir)
+
+
+@pytest.fixture
+def full_run(finished_run):
+    """The session's .test run, read-only: a test that writes an output into it (instead of into a copy)
+    fails here, by name, rather than a later test that copies the run and finds jobs to redo."""
+    workdir, stamps = finished_run
+    yield workdir
+    changed = sorted(f for f, s in _stamps(workdir).items() ^ stamps.items())
+    assert not changed, f"this test wrote into the shared .test run (use a copy): {changed[:5]}"
 
 
 def config_of(workdir):

@@ -43,8 +43,9 @@ def one_line_error(run) -> str:
 
 
 @pytest.fixture(scope="module")
-def archived(full_run, tmp_path_factory):
+def archived(finished_run, tmp_path_factory):
     """The .test run's archive, copied alone into a fresh directory (what a reader downloads)."""
+    full_run = finished_run[0]
     out = tmp_path_factory.mktemp("archived") / "made"
     run = lb("archive", "--directory", full_run, "--out", out / "run.tar.gz")
     assert run.returncode == 0, run.stderr

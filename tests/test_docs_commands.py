@@ -118,8 +118,8 @@ class DocRun:
 
 
 @pytest.fixture(scope="module")
-def doc_run(full_run, tmp_path_factory):
-    return DocRun(tmp_path_factory.mktemp("docs"), full_run)
+def doc_run(finished_run, tmp_path_factory):
+    return DocRun(tmp_path_factory.mktemp("docs"), finished_run[0])
 
 
 @pytest.mark.parametrize("command", RUN, ids=[c.id for c in RUN])

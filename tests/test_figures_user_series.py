@@ -49,8 +49,9 @@ USERS = {"p1rage": ("Mine-P1", "MineP1", "soare_sto"), "lingape": ("Mine-LG", "M
 
 
 @pytest.fixture(scope="module")
-def user_run(full_run, tmp_path_factory, snakemake):
+def user_run(finished_run, tmp_path_factory, snakemake):
     """The .test run again with the five user algorithms: only their jobs and what reads them run."""
+    full_run = finished_run[0]
     workdir = tmp_path_factory.mktemp("user_series") / "run"
     shutil.copytree(full_run, workdir, ignore=shutil.ignore_patterns(".snakemake"))
     (workdir / "mine.py").write_text(USER_CODE)
