@@ -175,26 +175,6 @@ def test_band_phrase():
     assert plotting.band_phrase({10, 30}, "bars") == "bars: 95% interval of the mean, 10/30 runs"
 
 
-def test_contact_sheet_puts_every_figure_on_one_page(tmp_path):
-    from matplotlib.image import imread
-
-    from linbandits import contact_sheet
-    from linbandits.errors import UserError
-
-    for study, name in [("oam", "fig1"), ("oam", "fig2"), ("swucb", "fig1")]:
-        (tmp_path / study).mkdir(exist_ok=True)
-        fig = clean_figure()
-        fig.savefig(tmp_path / study / f"{name}.png", dpi=50)
-    assert [p.relative_to(tmp_path).as_posix() for p in contact_sheet.figure_pngs(tmp_path)] == [
-        "oam/fig1.png", "oam/fig2.png", "swucb/fig1.png"]
-    assert contact_sheet.main([str(tmp_path), "--grey"]) == 0
-    sheet = imread(tmp_path / "contact_sheet_grey.png")
-    assert sheet.shape[1] > 1000 and (tmp_path / "contact_sheet_grey.pdf").stat().st_size > 1000
-    assert contact_sheet.figure_pngs(tmp_path)[-1].name == "fig1.png"      # a sheet is not a figure
-    with pytest.raises(UserError, match="make the figures first"):
-        contact_sheet.main([str(tmp_path / "oam" / "none")])
-
-
 def test_legend_columns_fit_the_width():
     short = ["OAM", "OSSB", "LinTS", "LinUCB"]
     assert plotting.legend_columns(short, plotting.TWO_COLUMNS) == 4

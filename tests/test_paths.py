@@ -46,19 +46,3 @@ def test_an_instance_is_written_once_and_read_by_every_experiment_that_needs_it(
     rexp3_row["settings"] = {"budget": "cuberoot"}
     moved = experiments.experiments(changed)["swucb_fig1__rexp3"]
     assert paths.instance_inputs(changed, moved) == paths.instance_inputs(changed, experiments.experiments(changed)["swucb_fig2"])
-
-
-def test_a_figure_is_built_by_the_target_that_builds_what_it_must_draw(config):
-    """With robustness: false (every switch run in the robustness target), a figure whose `series` names a
-    switch run waits for it whole; one that draws a switch run beside what it must draw leaves it out."""
-    config["robustness"] = False
-    figures = {(s, p.name): p for s in ("oam", "opkb", "lingape") for p in products.study_products(config, s)
-               if p.kind == "figure"}
-    assert figures[("oam", "fig_switch_long")].target == "robustness"       # its series are switch runs
-    assert figures[("opkb", "opkb_fig1")].target == "robustness"            # the text's window 3000 is one
-    assert figures[("oam", "fig1_fixed_action_set")].target == ""
-    fig1 = figures[("lingape", "fig1_soare")]
-    assert fig1.target == "" and not any("__" in f for f in fig1.inputs)  # LinGapE's switch entries left out
-    config["robustness"] = True
-    assert all(not p.target for s in ("oam", "opkb", "lingape") for p in products.study_products(config, s)
-               if p.kind == "figure")

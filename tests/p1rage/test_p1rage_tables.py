@@ -1,5 +1,5 @@
 """Error tables from runs: the rows (counts, intervals, order, checks against the instance summary), their
-CSV/Markdown/LaTeX renderings, and the table product on a synthetic world."""
+CSV (Markdown and LaTeX renderings: tests/test_tables.py), and the table product on a synthetic world."""
 import math
 
 import numpy as np
@@ -75,26 +75,6 @@ def test_csv_is_byte_stable_and_empty_x_round_trips(tmp_path):
     assert math.isnan(back.loc[0, "x"])
     assert back.loc[0, "error_prob"] == 0.143
     assert not list(tmp_path.glob(".*.tmp")), "temporary files left behind"
-
-
-def test_markdown_and_latex(tmp_path):
-    write_table(aggregate([row("multi_osci", "P1-Peace", 2, 20, {1})]), tmp_path / "t.csv", tmp_path / "t.md",
-                tmp_path / "t.tex")
-    md = (tmp_path / "t.md").read_text().splitlines()
-    assert md[0].startswith("| experiment | algorithm | x | n_trials |")
-    assert md[1].count("|") == len(TABLE_COLUMNS) + 1
-    assert md[2].startswith("| multi_osci | P1-Peace | 2 | 20 | 1 | 0.05 |")
-    tex = (tmp_path / "t.tex").read_text()
-    assert tex.startswith(r"\begin{tabular}{llrrrrrrrrr}")
-    for rule in (r"\toprule", r"\midrule", r"\bottomrule", r"\end{tabular}"):
-        assert rule in tex
-    assert r"multi\_osci" in tex and r"ci95\_low" in tex
-    assert "multi_osci" not in tex
-
-
-def test_latex_escapes_percent(tmp_path):
-    write_table(aggregate([row("10%_run", "G-BAI", None, 5)]), tmp_path / "t.csv", tex_path=tmp_path / "t.tex")
-    assert r"10\%\_run" in (tmp_path / "t.tex").read_text()
 
 
 def test_table_product_on_a_synthetic_world(tmp_path, monkeypatch):
