@@ -16,7 +16,7 @@ from user_lingape import SCHEMA, TEST_CONFIG, write_user_file
 from user_lingape import lingape_config as declared_in
 
 from linbandits import experiments as experiments_module
-from linbandits import jobs
+from linbandits import jobs, products
 from linbandits.catalogue import make_algorithm
 from linbandits.experiments import experiments, seed_of
 from linbandits.paths import instance_path, raw_inputs
@@ -24,6 +24,7 @@ from linbandits.problems import load_instance_file
 from linbandits.runs import RunSet
 from linbandits.study_config import read_config
 from linbandits.user import algorithms as user_algorithms
+from linbandits.user import comparison
 from linbandits.validation import validate_config
 
 
@@ -153,3 +154,31 @@ def test_a_listed_switch_run_reads_the_bases_runs_unless_it_changes_the_users(us
     assert own[("exp2_canonical__scratch", "Delta1")] == "exp2_canonical"
     assert own[("exp2_canonical__ratio", "Delta1")] == "exp2_canonical__ratio"
     assert set(user_jobs(config)) == {"simulate_exp2_canonical__Mine", "simulate_exp2_canonical__ratio__Mine"}
+
+
+def listed_switch_config(user_file) -> dict:
+    config = lingape_config(user_file)
+    config["extra_algorithms"]["lingape"]["Mine"]["experiments"] = ["exp2_canonical", "exp2_canonical__scratch"]
+    validate_config(config, SCHEMA)
+    return config
+
+
+def test_a_listed_switch_run_is_compared_and_its_runs_are_read_by_the_claims_product(user_file):
+    """Switch variants the user lists are compared too (issue 47 item 3): the comparison's experiments hold
+    the listed switch run (where the paper's LinGapE runs in its scratch form beside the user's), the
+    claims product that writes the comparison reads its runs files, and a switch run not listed is not
+    compared. Planted: the published experiments alone."""
+    config = listed_switch_config(user_file)
+    ctx = products.Context(config, "lingape")
+    compared = comparison.compared_experiments(ctx)
+    assert "exp2_canonical__scratch" in compared and "Mine" in compared["exp2_canonical__scratch"].algorithms
+    assert [n for n, e in compared.items() if "Mine" in e.algorithms] == ["exp2_canonical", "exp2_canonical__scratch"]
+    claims = next(p for p in products.study_products(config, "lingape") if p.name == "claims")
+    assert set(ctx.runs_files("exp2_canonical__scratch")) <= set(claims.inputs)
+    assert comparison.user_algorithms_in(ctx) == ["Mine"]
+
+
+def test_planted_published_experiments_alone_leave_the_listed_switch_run_out(user_file, monkeypatch):
+    monkeypatch.setattr(comparison, "compared_experiments", lambda ctx: ctx.published())
+    with pytest.raises(AssertionError):
+        test_a_listed_switch_run_is_compared_and_its_runs_are_read_by_the_claims_product(user_file)

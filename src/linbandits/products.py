@@ -341,10 +341,10 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                   *[f for n in names for f in ctx.runs_files(n)],
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
         # [user algorithms, issue 37] the section "X against the paper's algorithms" reads every
-        # published experiment the user's algorithms run in
+        # experiment the user's algorithms are compared in (the switch runs their entries list too)
         users = comparison.user_algorithms_in(ctx)
         if users and name == "claims" and not robust:
-            inputs += [f for n, e in ctx.published().items() if set(users) & set(e.algorithms)
+            inputs += [f for n, e in comparison.compared_experiments(ctx).items() if set(users) & set(e.algorithms)
                        for f in [*ctx.runs_files(n), *ctx.summaries(n)] if f not in inputs]
 
         # the switch runs this product leaves to the `robustness` target (named in its robustness text)

@@ -10,7 +10,8 @@ The class is a subclass of `linbandits.study.Algorithm` with the study's interfa
 the kind of the instances of every experiment it runs, `run(seed, trial)` or
 `run_many(seed, trials, progress)` returning the columns the study's products read (`Study.columns`).
 It joins every published experiment of its study (not the switch runs, which re-judge the paper's
-claims under a protocol choice), or only those its entry lists, on the same job seeds as the paper's
+claims under a protocol choice), or only those its entry lists (a switch run listed by name: it is
+compared there too, linbandits.user.comparison), on the same job seeds as the paper's
 algorithms: trial i of a setting draws from the same stream index for every algorithm (paired
 comparisons). Its runs are simulate jobs of their own, never shared with the paper's algorithms
 (linbandits.jobs), so its failure leaves their files alone.

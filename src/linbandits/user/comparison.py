@@ -1,8 +1,8 @@
 """A user's algorithm against the paper's: the claims report's generated section "X against the paper's
 algorithms" (linbandits.user.algorithms).
 
-Per published experiment and setting, the user's algorithm U is compared with each paper algorithm P of
-the experiment on the study's main metric (lower is better): the error probability where the runs
+Per experiment and setting, the published ones and the switch runs the user's entry lists
+(compared_experiments), the user's algorithm U is compared with each paper algorithm P of the experiment on the study's main metric (lower is better): the error probability where the runs
 record `correct` (fixed-budget identification), the stopping time where they record `stopping_time`
 (fixed-confidence identification), else the final regret. Runs are paired: trial i of a setting draws
 from the same stream index for every algorithm (experiments.job_seed), so U - P and U / P are estimated
@@ -155,14 +155,21 @@ def holm(rows: list[dict], alpha: float) -> None:
             stopped = rank
 
 
+def compared_experiments(ctx) -> dict:
+    """The experiments a user's algorithm is compared in, where it runs: every published one, and the switch
+    runs the default target builds (a user's algorithm runs in a switch run only where its entry lists it;
+    there it meets the paper's algorithms under the switched choice)."""
+    return {**ctx.published(), **ctx.switch_runs()}
+
+
 def user_experiments(ctx, user: str):
-    """(name, experiment, its paper algorithms, its runs, the study's metric) of every published experiment
-    of ctx's study that `user` runs in."""
+    """(name, experiment, its paper algorithms, its runs, the study's metric) of every experiment of ctx's
+    study that `user` is compared in (compared_experiments)."""
     from linbandits import catalogue
     from linbandits.user import algorithms as user_algorithms
 
     metric = metric_of(catalogue.studies()[ctx.study].columns)
-    for name, exp in ctx.published().items():
+    for name, exp in compared_experiments(ctx).items():
         if user in exp.algorithms:
             paper = [a for a in exp.algorithms if not user_algorithms.is_user_algorithm(a)]
             yield name, exp, paper, RunSet(ctx.runs_stem(name)), metric
@@ -174,8 +181,8 @@ def best_of(series: dict, paper: list[str]):
 
 
 def raw_rows(ctx, user: str, alpha: float) -> list[dict]:
-    """Every (experiment, setting, paper algorithm) comparison of `user` in ctx's published experiments,
-    before duplicates are merged and before Holm."""
+    """Every (experiment, setting, paper algorithm) comparison of `user` in the experiments of ctx's study it
+    is compared in, before duplicates are merged and before Holm."""
     rows = []
     for name, exp, paper, runs, metric in user_experiments(ctx, user):
         for setting in exp.setting_ids():
@@ -188,7 +195,7 @@ def raw_rows(ctx, user: str, alpha: float) -> list[dict]:
 
 
 def compare(ctx, user: str, alpha: float) -> list[dict]:
-    """Every distinct comparison of user algorithm `user` in the published experiments of ctx's study,
+    """Every distinct comparison of user algorithm `user` in the experiments of ctx's study it is compared in,
     judged (Holm over the distinct decidable ones)."""
     rows = distinct(raw_rows(ctx, user, alpha))
     holm(rows, alpha)
@@ -351,11 +358,11 @@ def disagreements(rows: list[dict]) -> list[str]:
 # ------------------------------------------------------------------ what the claims product calls
 
 def user_algorithms_in(ctx) -> list[str]:
-    """The user's algorithms that run in some published experiment of ctx's study, in order."""
+    """The user's algorithms that run in some experiment of ctx's study they are compared in, in order."""
     from linbandits.user import algorithms as user_algorithms
 
     out = []
-    for exp in ctx.published().values():
+    for exp in compared_experiments(ctx).values():
         out += [a for a in user_algorithms.user_algorithms_of(exp.algorithms) if a not in out]
     return out
 
@@ -368,7 +375,7 @@ def leaderboard(ctx, users: list[str], alpha: float) -> dict:
 
     metric = metric_of(catalogue.studies()[ctx.study].columns)
     entries, rows = list(users), []
-    for name, exp in ctx.published().items():
+    for name, exp in compared_experiments(ctx).items():
         if not set(users) & set(exp.algorithms):
             continue
         entries += [a for a in exp.algorithms if a not in entries]
@@ -411,8 +418,9 @@ def rank(table: dict, entries: list[str]) -> list[dict]:
 
 
 def paper_algorithms_in(ctx) -> dict:
-    """The paper's algorithms of each published experiment (the scorecard's leaderboard entries)."""
+    """The paper's algorithms of each experiment a user's algorithm is compared in (the scorecard's
+    leaderboard entries)."""
     from linbandits.user import algorithms as user_algorithms
 
     return {n: [a for a in e.algorithms if not user_algorithms.is_user_algorithm(a)] for n, e in
-            ctx.published().items()}
+            compared_experiments(ctx).items()}
