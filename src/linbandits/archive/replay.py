@@ -108,21 +108,18 @@ def job_settings(r: RunRange) -> list[str]:
 
 
 def replay_command(r: RunRange, outs: dict[str, str], curves: bool) -> list[str]:
-    """The pipeline's simulate job for a range, as its `run-job` command: the plan (one task, the range's
-    algorithm with its options over `outs`, setting -> its CSV, paths relative to the run) is written to
-    replay/plans/ first, the same form as the workflow's plan files (linbandits.jobs.simulate_plan)."""
-    task = {"algorithm": r.algorithm,
-            "options": {k: str(v) for k, v in sorted(r.experiment.options.get(r.algorithm, {}).items())},
-            "first_trial": r.first, "trials": r.n, "curves": curves,
-            "cells": [{"instance": paths.instance_path(r.config, r.experiment, setting),
-                       "seed": experiments.seed_of(r.config, r.experiment, setting), "out": out}
-                      for setting, out in outs.items()]}
-    if user_algorithms.is_user_algorithm(r.algorithm):
-        task.update(study=r.study, user_class=user_algorithms.target_of(r.algorithm))
-    plan = Path("replay/plans") / f"{r.experiment.name}__{r.setting}__{r.algorithm}__{r.first}-{r.n}.json"
-    plan.parent.mkdir(parents=True, exist_ok=True)
-    jobs.write_plan(str(plan), {"runner": jobs.SIMULATE, "tasks": [task]})
-    return ["run-job", str(plan)]
+    """The pipeline's simulate job for a range, as its `run-job` command: the plan the workflow would
+    write (linbandits.jobs.simulate_plan) for the range's cells, each writing to `outs` (setting -> its
+    CSV, paths relative to the run) instead of the run's raw chunk; written to replay/plans/ first."""
+    chunk = f"{r.first}-{r.first + r.n - 1}"
+    cells = [jobs.Cell(r.experiment, setting, r.algorithm, chunk) for setting in outs]
+    plan = jobs.simulate_plan(r.config, cells, curves)
+    for cell, out in zip(plan["tasks"][0]["cells"], outs.values()):
+        cell["out"] = out
+    path = Path("replay/plans") / f"{r.experiment.name}__{r.setting}__{r.algorithm}__{chunk}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    jobs.write_plan(str(path), plan)
+    return ["run-job", str(path)]
 
 
 def run_quietly(words: list[str]) -> str | None:
