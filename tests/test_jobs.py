@@ -279,3 +279,32 @@ def test_bundled_instance_jobs_run_the_same_commands_and_write_the_same_files(co
         expected = [commands[e.name] for e in group]
         assert (words[1:] == expected and words[0] == "batch") if len(group) > 1 else \
             jobs.instance_command(config, group) == expected[0]
+
+
+# ---------------------------------------------------------------- one figure costs its own inputs
+
+ONE_FIGURE = "preview/figures/p1rage/fig4_malicious.pdf"
+
+
+def one_figure_problems(planned: dict) -> list[str]:
+    """What a dry run of one P1-RAGE preview figure plans beyond the figure's own inputs (Fig. 4 draws the
+    `malicious` experiment alone): a job of the whole study, another experiment's simulate job, another
+    product."""
+    out = [f"{rule}: a job of the whole study" for rule in planned if rule in ("simulate_p1rage", "p1rage_products")]
+    out += [f"{rule}: another experiment's runs" for rule in planned
+            if rule.startswith("simulate_") and rule not in ("simulate_malicious", "simulate_p1rage")]
+    out += [f"{rule}: another product" for rule in planned
+            if rule.startswith("p1rage_") and rule not in ("p1rage_fig4_malicious", "p1rage_products")]
+    return out
+
+
+def test_one_preview_figure_with_job_size_algorithm_plans_its_own_inputs_alone(tmp_path, planned_jobs):
+    """The README's one-figure preview (issue 50 item 5): with `job_size=algorithm` it plans the figure's job
+    and the runs it draws, nothing of the rest of its study. Planted: the preview's own job_size (study),
+    whose one simulate job and one products job serve the whole study."""
+    config = ["--configfile", str(REPO / "config" / "config.yaml")]
+    planned = planned_jobs(tmp_path, ONE_FIGURE, *config, "--config", "preview=true", "job_size=algorithm")
+    assert "p1rage_fig4_malicious" in planned and "simulate_malicious" in planned
+    assert one_figure_problems(planned) == []
+    bundled = planned_jobs(tmp_path, ONE_FIGURE, *config, "--config", "preview=true")
+    assert "a job of the whole study" in " ".join(one_figure_problems(bundled))
