@@ -1,7 +1,7 @@
 """Run ranges of an archived run drawn and simulated again (linbandits.archive.verify compares them).
 
 A run range is one simulate job's share of one setting: (experiment, setting, algorithm, runs a..b).
-Each is replayed by the pipeline's own command, `linbandits simulate-cells`, in this process, in
+Each is replayed by the pipeline's own simulate job, `linbandits run-job` on its plan, in this process, in
 the unpacked run (its paths are the run's), on the run's seeds and instance.
 """
 from __future__ import annotations
