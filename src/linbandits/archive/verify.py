@@ -5,9 +5,10 @@ A run range is one simulate job's share of one setting: (experiment, setting, al
 the runs the pipeline made in one chunk. The ranges are drawn at random (Python's random.Random(S))
 among those of the default target's experiments, one study after another so that N >= the number of
 studies reaches each, and replayed by the pipeline's own simulate job (`linbandits run-job` on the
-plan the workflow writes, replay.replay_command), with the seed the run used (linbandits.experiments.seed_of). Where a study shares state between the cells
-of a job (its Study.job_context: P1-RAGE's design cache, whose count its sidecar records), the
-replay runs the job's other settings with it, in the job's order, as the run did.
+plan the workflow writes, replay.replay_command), with the seed the run used
+(linbandits.experiments.seed_of). Where a study shares state between the cells of a job (its
+Study.job_context: P1-RAGE's design cache, whose count its sidecar records), the replay runs the
+job's other settings with it, in the job's order, as the run did.
 
 A range is replayed on the run's instance: the archived file where the archive holds it (those the
 products read, and the Yahoo! arm sets built from the synthetic stand-in for R6A), else built from
