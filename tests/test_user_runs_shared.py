@@ -170,15 +170,15 @@ def test_a_listed_switch_run_is_compared_and_its_runs_are_read_by_the_claims_pro
     compared. Planted: the published experiments alone."""
     config = listed_switch_config(user_file)
     ctx = products.Context(config, "lingape")
-    compared = comparison.compared_experiments(ctx)
+    compared = comparison.compared_experiments(ctx.experiments)
     assert "exp2_canonical__scratch" in compared and "Mine" in compared["exp2_canonical__scratch"].algorithms
     assert [n for n, e in compared.items() if "Mine" in e.algorithms] == ["exp2_canonical", "exp2_canonical__scratch"]
     claims = next(p for p in products.study_products(config, "lingape") if p.name == "claims")
     assert set(ctx.runs_files("exp2_canonical__scratch")) <= set(claims.inputs)
-    assert comparison.user_algorithms_in(ctx) == ["Mine"]
+    assert comparison.user_algorithms_in(ctx.experiments) == ["Mine"]
 
 
 def test_planted_published_experiments_alone_leave_the_listed_switch_run_out(user_file, monkeypatch):
-    monkeypatch.setattr(comparison, "compared_experiments", lambda ctx: ctx.published())
+    monkeypatch.setattr(comparison, "compared_experiments", experiments_module.published)
     with pytest.raises(AssertionError):
         test_a_listed_switch_run_is_compared_and_its_runs_are_read_by_the_claims_product(user_file)

@@ -290,6 +290,17 @@ def on_request(exp: Experiment) -> bool:
     return bool(exp.opt_in)
 
 
+def published(exps: dict) -> dict:
+    """The experiments of the published protocol (no switch runs, none built only on request)."""
+    return {n: e for n, e in exps.items() if not on_request(e) and not e.switch_of}
+
+
+def switch_runs(exps: dict, opt_in: bool = False) -> dict:
+    """The switch runs the default target builds (with `opt_in`: every one, also those an opt-in target
+    builds, e.g. all of them with `robustness: false`)."""
+    return {n: e for n, e in exps.items() if e.switch_of and (opt_in or not on_request(e))}
+
+
 def by_study(exps: list[Experiment]) -> dict[str, list[Experiment]]:
     """The experiments the default target builds, grouped by study: what one study-level job bundles
     (experiments built only on request keep their own jobs, or a bundle would build them always)."""

@@ -127,13 +127,12 @@ class Context:
         return {n: e for n, e in self.experiments.items() if not experiments.on_request(e)}
 
     def published(self) -> dict:
-        """The experiments of the published protocol (no switch runs, none built only on request)."""
-        return {n: e for n, e in self.experiments.items() if not experiments.on_request(e) and not e.switch_of}
+        """The experiments of the published protocol (experiments.published)."""
+        return experiments.published(self.experiments)
 
     def switch_runs(self, opt_in: bool = False) -> dict:
-        """The switch experiments the default target builds (with `opt_in`: every one, also those an
-        opt-in target builds, e.g. all of them with `robustness: false`)."""
-        return {n: e for n, e in self.experiments.items() if e.switch_of and (opt_in or not e.opt_in)}
+        """The switch runs the default target builds, with `opt_in` every one (experiments.switch_runs)."""
+        return experiments.switch_runs(self.experiments, opt_in)
 
     def evidence(self, names=None, extras=None):
         from linbandits.claims.evidence import Evidence
@@ -342,9 +341,10 @@ def claims_product(ctx: Context, title: str, quantities: dict | None = None, ext
                   *[f for n in names for f in ctx.summaries(n)], *extra_inputs]
         # [user algorithms, issue 37] the section "X against the paper's algorithms" reads every
         # experiment the user's algorithms are compared in (the switch runs their entries list too)
-        users = comparison.user_algorithms_in(ctx)
+        users = comparison.user_algorithms_in(ctx.experiments)
         if users and name == "claims" and not robust:
-            inputs += [f for n, e in comparison.compared_experiments(ctx).items() if set(users) & set(e.algorithms)
+            inputs += [f for n, e in comparison.compared_experiments(ctx.experiments).items()
+                       if set(users) & set(e.algorithms)
                        for f in [*ctx.runs_files(n), *ctx.summaries(n)] if f not in inputs]
 
         # the switch runs this product leaves to the `robustness` target (named in its robustness text)

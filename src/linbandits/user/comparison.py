@@ -2,8 +2,9 @@
 algorithms" (linbandits.user.algorithms).
 
 Per experiment and setting, the published ones and the switch runs the user's entry lists
-(compared_experiments), the user's algorithm U is compared with each paper algorithm P of the experiment on the study's main metric (lower is better): the error probability where the runs
-record `correct` (fixed-budget identification), the stopping time where they record `stopping_time`
+(compared_experiments), the user's algorithm U is compared with each paper algorithm P of the
+experiment on the study's main metric (lower is better): the error probability where the runs record
+`correct` (fixed-budget identification), the stopping time where they record `stopping_time`
 (fixed-confidence identification), else the final regret. Runs are paired: trial i of a setting draws
 from the same stream index for every algorithm (experiments.job_seed), so U - P and U / P are estimated
 from the pairs (setting, trial) with the engine's paired estimators: the paired exact interval of two
@@ -155,11 +156,13 @@ def holm(rows: list[dict], alpha: float) -> None:
             stopped = rank
 
 
-def compared_experiments(ctx) -> dict:
-    """The experiments a user's algorithm is compared in, where it runs: every published one, and the switch
-    runs the default target builds (a user's algorithm runs in a switch run only where its entry lists it;
-    there it meets the paper's algorithms under the switched choice)."""
-    return {**ctx.published(), **ctx.switch_runs()}
+def compared_experiments(exps: dict) -> dict:
+    """Of a study's experiments, those a user's algorithm is compared in, where it runs: every published
+    one, and the switch runs the default target builds (a user's algorithm runs in a switch run only where
+    its entry lists it; there it meets the paper's algorithms under the switched choice)."""
+    from linbandits import experiments
+
+    return {**experiments.published(exps), **experiments.switch_runs(exps)}
 
 
 def user_experiments(ctx, user: str):
@@ -169,7 +172,7 @@ def user_experiments(ctx, user: str):
     from linbandits.user import algorithms as user_algorithms
 
     metric = metric_of(catalogue.studies()[ctx.study].columns)
-    for name, exp in compared_experiments(ctx).items():
+    for name, exp in compared_experiments(ctx.experiments).items():
         if user in exp.algorithms:
             paper = [a for a in exp.algorithms if not user_algorithms.is_user_algorithm(a)]
             yield name, exp, paper, RunSet(ctx.runs_stem(name)), metric
@@ -207,7 +210,8 @@ def same_runs_key(r: dict) -> tuple:
     instances read one file), the same paper algorithm and metric, and the same runs of both series. Without
     a known instance a comparison is its own (experiment, setting): equal runs of different instances (all
     runs correct in two settings) are different comparisons."""
-    return (r["instance"] or (r["experiment"], r["setting"]), r.get("who"), r["against"], r["metric"], r["runs_mine"].tobytes(), r["runs_theirs"].tobytes(), r["runs_mine"].dtype.str,
+    return (r["instance"] or (r["experiment"], r["setting"]), r.get("who"), r["against"], r["metric"],
+            r["runs_mine"].tobytes(), r["runs_theirs"].tobytes(), r["runs_mine"].dtype.str,
             r["runs_theirs"].dtype.str)
 
 
@@ -357,12 +361,13 @@ def disagreements(rows: list[dict]) -> list[str]:
 
 # ------------------------------------------------------------------ what the claims product calls
 
-def user_algorithms_in(ctx) -> list[str]:
-    """The user's algorithms that run in some experiment of ctx's study they are compared in, in order."""
+def user_algorithms_in(exps: dict) -> list[str]:
+    """The user's algorithms that run in some experiment of a study's `exps` they are compared in, in
+    order."""
     from linbandits.user import algorithms as user_algorithms
 
     out = []
-    for exp in compared_experiments(ctx).values():
+    for exp in compared_experiments(exps).values():
         out += [a for a in user_algorithms.user_algorithms_of(exp.algorithms) if a not in out]
     return out
 
@@ -375,7 +380,7 @@ def leaderboard(ctx, users: list[str], alpha: float) -> dict:
 
     metric = metric_of(catalogue.studies()[ctx.study].columns)
     entries, rows = list(users), []
-    for name, exp in compared_experiments(ctx).items():
+    for name, exp in compared_experiments(ctx.experiments).items():
         if not set(users) & set(exp.algorithms):
             continue
         entries += [a for a in exp.algorithms if a not in entries]
@@ -423,4 +428,4 @@ def paper_algorithms_in(ctx) -> dict:
     from linbandits.user import algorithms as user_algorithms
 
     return {n: [a for a in e.algorithms if not user_algorithms.is_user_algorithm(a)] for n, e in
-            compared_experiments(ctx).items()}
+            compared_experiments(ctx.experiments).items()}

@@ -32,12 +32,12 @@ DIFFERENCE_AXIS = (-1.0, 1.0)
 
 
 def studies_judged(config: dict, studies) -> list[str]:
-    """The studies among `studies` in whose published experiments a user's algorithm runs (the scorecard's
+    """The studies among `studies` in whose experiments a user's algorithm is compared (the scorecard's
     inputs: their comparison.json)."""
-    from linbandits.products import Context
+    from linbandits import experiments
     from linbandits.user import comparison
 
-    return [s for s in studies if comparison.user_algorithms_in(Context(config, s))]
+    return [s for s in studies if comparison.user_algorithms_in(experiments.study_experiments(config, s))]
 
 
 def experiment_scores(study: dict) -> dict:
