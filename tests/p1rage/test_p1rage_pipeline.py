@@ -1,5 +1,6 @@
 """The P1-RAGE study through the real pipeline (.test configuration)."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -64,21 +65,23 @@ def test_single_figure_runs_only_what_it_needs(tmp_path, make_workdir, planned_j
                     "instances_malicious": 1, "study_config": 1}
 
 
-def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full_run, planned_jobs, snakemake):
+def test_nothing_to_do_after_a_complete_run_and_only_missing_work_is_redone(full_run, tmp_path, planned_jobs, snakemake):
     assert planned_jobs(full_run) == {}
-    victim = next((full_run / "results/p1rage/raw/multi_sto/single/Peace").glob("chunk*.csv"))
-    table = full_run / "results/p1rage/tables/multi_sto.csv"
+    work = tmp_path / "run"                     # files are deleted and remade: in a copy of the shared run
+    shutil.copytree(full_run, work, symlinks=True)
+    victim = next((work / "results/p1rage/raw/multi_sto/single/Peace").glob("chunk*.csv"))
+    table = work / "results/p1rage/tables/multi_sto.csv"
     before = table.read_bytes()
     victim.unlink()
     # Snakemake rebuilds a missing intermediate only when something
     # downstream needs it: remove the runs file and the table too, as an
     # interrupted run would have left them missing.
-    (full_run / "results/p1rage/runs/multi_sto.npz").unlink()
+    (work / "results/p1rage/runs/multi_sto.npz").unlink()
     table.unlink()
-    jobs = planned_jobs(full_run)
+    jobs = planned_jobs(work)
     assert jobs["simulate_multi_sto"] == 1
     assert jobs["runs_multi_sto"] == 1 and jobs["p1rage_multi_sto"] == 1
-    snakemake(full_run, "--cores", "2")
+    snakemake(work, "--cores", "2")
     assert table.read_bytes() == before
 
 
