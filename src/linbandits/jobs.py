@@ -23,7 +23,8 @@ function that runs it (`runner`) and that function's data (a simulate job's: its
 algorithm with its options and run range over its cells). The workflow writes every job's plan when
 it is read (`write_plans`, before Snakemake builds its DAG), and only where the plan's text changes:
 Snakemake reruns a job whose input is newer than its outputs, so it reruns exactly the jobs whose
-plan changed, and a config edit that changes no job's cells reruns no simulation. A plan is canonical JSON: the same plan, the same bytes.
+plan changed, and a config edit that changes no job's cells reruns no simulation. A plan is canonical
+JSON: the same plan, the same bytes.
 """
 from __future__ import annotations
 

@@ -14,9 +14,10 @@ of a mean (estimates.mean_difference), and for the ratio of means the paired t o
 
 One comparison, once: experiments on identical instances (e.g. an experiment and its "_adaptive" twin,
 same seed, same settings) give the same runs of the same paper algorithm and of U. A comparison on the
-same instance (equal instance summaries, which such experiments share, and the same job seed) whose runs (of U and
-of P) equal another's is the same comparison: it is judged once, and lists every (experiment, setting)
-it stands for. Equal runs on different instances (every run correct in two settings) are two questions.
+same instance (equal instance summaries, which such experiments share, and the same job seed) whose
+runs (of U and of P) equal another's is the same comparison: it is judged once, and lists every
+(experiment, setting) it stands for. Equal runs on different instances (every run correct in two
+settings) are two questions.
 
 No evidence: a design that cannot decide (one run per algorithm: no interval; a binomial design that
 can reach neither side of 0 at the level, the claims engine's rule, engine.reach) reads **no evidence**
@@ -27,8 +28,8 @@ claims level. The intervals printed for a comparison are at its Holm level (alph
 k, and the level at which Holm stopped for every comparison from there on), and the verdict is read off
 them: **better** when the difference's interval lies below 0 and the ratio's (where it has one) below 1,
 **worse** when they lie above, **inconclusive** otherwise (an error probability has the difference
-alone: the t on a log ratio of two binomial means has no coverage shown); its p-value is the larger of the two (a
-test that rejects only where both do). So a verdict never contradicts either printed interval, and the
+alone: the t on a log ratio of two binomial means has no coverage shown); its p-value is the larger of
+the two (a test that rejects only where both do). So a verdict never contradicts either printed interval, and the
 decisions are Holm's.
 """
 from __future__ import annotations
@@ -267,7 +268,8 @@ def row(experiment: str, setting: str, against: str, best: bool, mine, theirs, m
                 {"experiment": experiment, "setting": setting, "best": best}]}
 
 
-def _f(v: float) -> str:
+def number_text(v: float) -> str:
+    """A number as the report prints it (4 significant digits; -, n/a, inf for none, NaN, infinite)."""
     if v is None:
         return "-"
     if math.isnan(v):
@@ -282,8 +284,8 @@ def ratio_text(r: dict) -> str:
     if r["verdict"] == "no evidence":
         return "-"
     if r["ratio"] is None:
-        return f"{_f(r['ratio_value'])} (no interval: a mean of 0)"
-    return f"{_f(r['ratio_value'])} [{_f(r['ratio_low'])}, {_f(r['ratio_high'])}]"
+        return f"{number_text(r['ratio_value'])} (no interval: a mean of 0)"
+    return f"{number_text(r['ratio_value'])} [{number_text(r['ratio_low'])}, {number_text(r['ratio_high'])}]"
 
 
 def where(r: dict) -> str:
@@ -320,11 +322,11 @@ def section(ctx, user: str, rows: list[dict], level: float, raw_count: int | Non
         star = " \u2605" if any(c["best"] for c in r["stands_for"]) else ""
         same = " (identical runs)" if r["identical"] else ""
         reason = f": {r['reason']}" if r["verdict"] == "no evidence" else ""
-        diff = (f"{_f(r['difference'])}" if r["verdict"] == "no evidence" else
-                f"{_f(r['difference'])} [{_f(r['low'])}, {_f(r['high'])}]")
+        diff = (f"{number_text(r['difference'])}" if r["verdict"] == "no evidence" else
+                f"{number_text(r['difference'])} [{number_text(r['low'])}, {number_text(r['high'])}]")
         level_text = "-" if r["level"] is None else f"{r['level']:.3g}"
-        lines.append(f"| {where(r)} | {r['setting']} | {r['against']}{star} | {_f(r['mine'])} | "
-                     f"{_f(r['theirs'])} | {diff} | {ratio_text(r)} | {r['n']} | "
+        lines.append(f"| {where(r)} | {r['setting']} | {r['against']}{star} | {number_text(r['mine'])} | "
+                     f"{number_text(r['theirs'])} | {diff} | {ratio_text(r)} | {r['n']} | "
                      f"{r['method'].split(' (')[0]} | {level_text} | **{r['verdict']}**{same}{reason} |")
     return lines
 

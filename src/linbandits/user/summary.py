@@ -16,7 +16,8 @@ The summary is on the study's one metric (user.comparison.metric_of), never acro
 Level: each summary's interval is at the claims level (95%: each side errs at most 2.5%), one at a time:
 a summary describes the sweep; the verdicts are the comparison's, under Holm. tests/test_user_summary.py
 shows the coverage at that level by simulation, and fails planted under-covering intervals (settings that
-share seeds taken as independent; a plain t on the error differences). A design that gives no interval (one run) reads "no evidence" with the reason.
+share seeds taken as independent; a plain t on the error differences). A design that gives no interval
+(one run) reads "no evidence" with the reason.
 """
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def _verdict(est, kind: str) -> str:
 
 def text(s: dict) -> str:
     """One summary as printed: value [interval], or no evidence with the reason."""
-    f = comparison._f
+    f = comparison.number_text
     if s["verdict"] == "no evidence":
         return f"{f(s['value'])} (no evidence: {s['reason']})"
     return f"{f(s['value'])} [{f(s['low'] if s['low'] is not None else -math.inf)}, " \
